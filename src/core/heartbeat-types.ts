@@ -1,0 +1,47 @@
+/**
+ * Input and output of the member protocol core (PROTOCOL §3), independent of HTTP.
+ */
+import type { HeartbeatStatus, RevokeState, ShardProgress } from './model.js';
+
+/** One entry of `revokingShards` in a heartbeat. */
+export interface RevokeReport {
+  shard: number;
+  state: RevokeState;
+  inFlight: number;
+  ackedAt: string | null;
+}
+
+/** A validated heartbeat request (PROTOCOL §3.1), shards as plain indexes. */
+export interface HeartbeatInput {
+  protocolVersion: number;
+  requestId: string;
+  /** `memberId` from the body. */
+  memberId: string;
+  /** `{m}` from the URL path. */
+  pathMemberId: string;
+  memberName: string | null;
+  memberEpoch: number;
+  metadataVersion: number;
+  runtimeMaxConcurrency: number;
+  availableConcurrency: number;
+  ownedShards: number[];
+  revokingShards: RevokeReport[];
+  shardProgress: ShardProgress[];
+}
+
+/**
+ * The protocol part of a heartbeat answer (PROTOCOL §3.2). The HTTP layer adds `responseTo`,
+ * `heartbeatIntervalMs`, `rebalanceTimeoutMs` and `memberLeaseTtlMs` from configuration.
+ */
+export interface HeartbeatOutput {
+  status: HeartbeatStatus;
+  memberId: string;
+  memberEpoch: number;
+  groupEpoch: number;
+  assignmentEpoch: number;
+  metadataVersion: number;
+  assignedShards: number[];
+  pendingShards: number[];
+  /** `assignment.metadataVersion` on the wire. */
+  assignmentMetadataVersion: number;
+}

@@ -1,0 +1,192 @@
+/**
+ * Domain model of the coordinator: streams, groups, members and migrations.
+ *
+ * Everything here is plain data (JSON-serialisable). Times are epoch milliseconds; the HTTP
+ * layer renders them as ISO-8601. Shards are plain indexes (`number`); the wire's
+ * `{shardIndex}` objects are built at the HTTP boundary.
+ */
+
+/** Member lifecycle states (wire enum `MemberState`). `STARTING` is never persisted. */
+export type MemberState = 'STARTING' | 'ACTIVE' | 'LEAVING' | 'EXPIRED' | 'FENCED';
+
+/** Group states (wire enum `GroupState`). `ASSIGNING` is never observable. */
+export type GroupState = 'EMPTY' | 'ASSIGNING' | 'RECONCILING' | 'STABLE';
+
+/** Migration states (wire enum `MigrationState`). */
+export type MigrationState =
+  | 'PREPARING'
+  | 'ACTIVE'
+  | 'DRAINING'
+  | 'ROLLING_BACK'
+  | 'ROLLED_BACK'
+  | 'DEPRECATED';
+
+/** States a member may report for a shard it is giving up. */
+export type RevokeState = 'REVOKING' | 'DRAINING' | 'REVOKED';
+
+/** Heartbeat outcomes (wire enum `HeartbeatStatus`). `RETRY` is never produced. */
+export type HeartbeatStatus =
+  | 'OK'
+  | 'RETRY'
+  | 'SYNC_METADATA'
+  | 'REVOKE_PENDING'
+  | 'FENCED_MEMBER_EPOCH'
+  | 'UNKNOWN_MEMBER_ID'
+  | 'UNSUPPORTED_PROTOCOL'
+  | 'INVALID_REQUEST';
+
+/** Per-shard consumption progress as last reported by a member. */
+export interface ShardProgress {
+  shard: number;
+  streamKey: string;
+  lastDeliveredId: string | null;
+  lastAckedId: string | null;
+  pendingCount: number;
+  /** ISO string exactly as the member sent it (monitoring only). */
+  updatedAt: string | null;
+}
+
+/** Why a FENCED member's holdings still block other members (SPEC §8.3). */
+export type FenceKind =
+  /** Stale epoch or ownership violation: holdings block until epoch-0 rejoin or lease expiry. */
+  | 'BLOCKING'
+  /** Rebalance timeout: holdings released at once (reference behaviour). */
+  | 'RELEASED';
+
+/** One member record inside a group document. */
+export interface MemberRecord {
+  memberId: string;
+  memberName: string;
+  state: MemberState;
+  memberEpoch: number;
+  /**
+   * The epoch returned to this member before the latest one, accepted once more when the
+   * member's report is within its authority (lost-response tolerance, SPEC §8.2). Null when
+   * there is none (new member, or the previous answer did not change the epoch).
+   */
+  previousEpoch: number | null;
+  metadataVersion: number;
+  runtimeMaxConcurrency: number;
+  activeConsumerWorkers: number;
+  currentAssignment: number[];
+  grantedAssignment: number[];
+  revoking: number[];
+  lastHeartbeatAt: number;
+  memberLeaseExpiresAt: number;
+  rebalanceTimeoutMs: number;
+  rebalanceDeadlineAt: number | null;
+  shardProgress: ShardProgress[];
+  /** Only meaningful for FENCED members; null otherwise. */
+  fence: FenceKind | null;
+}
+
+/** An open metadata-correction round (PROTOCOL §3.8). */
+export interface MetadataCorrection {
+  targetMetadataVersion: number;
+  observedMetadataVersion: number;
+  requestedAt: number;
+  updatedAt: number;
+  acknowledgedMembers: string[];
+}
+
+/** Per-group coordination document. */
+export interface GroupDoc {
+  streamPrefix: string;
+  consumerGroup: string;
+  groupEpoch: number;
+  assignmentEpoch: number;
+  metadataVersion: number;
+  state: GroupState;
+  /** memberId -> sorted target shard indexes (live members only). */
+  targetAssignments: Record<string, number[]>;
+  members: Record<string, MemberRecord>;
+  metadataCorrection: MetadataCorrection | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Drain progress of one shard removed by a scale-in (SPEC §7). */
+export type RemovedShardState = 'DRAINING' | 'DRAINED' | 'RETIRING' | 'RETIRED';
+
+/** A shard index `>= shardCount` that is still consumable until retired. */
+export interface RemovedShard {
+  shard: number;
+  state: RemovedShardState;
+  /** Operator-facing explanation of why it is not yet retired (null once retired). */
+  reason: string | null;
+  updatedAt: number;
+}
+
+/** One resharding of a stream (wire `Migration` plus internal bookkeeping). */
+export interface Migration {
+  reshardingId: string;
+  fromShardCount: number;
+  toShardCount: number;
+  state: MigrationState;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Per-stream document: the shard count and everything stream-wide. */
+export interface StreamDoc {
+  streamPrefix: string;
+  shardCount: number;
+  /** Removed shards not yet retired; they stay consumable (SPEC §7). */
+  removedShards: RemovedShard[];
+  migrations: Migration[];
+  activeReshardingId: string | null;
+  /** Consumer groups of this stream, sorted by name. */
+  groups: string[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Timing and limits the protocol core needs (all milliseconds). */
+export interface ProtocolConfig {
+  heartbeatIntervalMs: number;
+  memberLeaseTtlMs: number;
+  rebalanceTimeoutMs: number;
+  staleMemberRetentionMs: number;
+}
+
+/** Default protocol timings (PROTOCOL §9). */
+export const DEFAULT_PROTOCOL_CONFIG: ProtocolConfig = {
+  heartbeatIntervalMs: 3000,
+  memberLeaseTtlMs: 15000,
+  rebalanceTimeoutMs: 60000,
+  staleMemberRetentionMs: 600000,
+};
+
+/** The only coordination protocol version we speak. */
+export const PROTOCOL_VERSION = 1;
+
+/** Member states that take part in assignment and hold shards. */
+export function isLive(state: MemberState): boolean {
+  return state === 'ACTIVE' || state === 'STARTING';
+}
+
+/**
+ * Consumable shards of a stream (SPEC §7): `[0, shardCount)` plus removed shards not yet
+ * retired, sorted ascending.
+ */
+export function consumableShards(stream: Pick<StreamDoc, 'shardCount' | 'removedShards'>): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < stream.shardCount; i++) out.push(i);
+  for (const r of stream.removedShards) {
+    if (r.state !== 'RETIRED' && r.shard >= stream.shardCount) out.push(r.shard);
+  }
+  return [...new Set(out)].sort((a, b) => a - b);
+}
+
+/**
+ * Shards that may appear in targets: the consumable set minus removed shards whose drain
+ * evidence is in (DRAINED and later leave every target, SPEC §7).
+ */
+export function assignableShards(stream: Pick<StreamDoc, 'shardCount' | 'removedShards'>): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < stream.shardCount; i++) out.push(i);
+  for (const r of stream.removedShards) {
+    if (r.state === 'DRAINING' && r.shard >= stream.shardCount) out.push(r.shard);
+  }
+  return [...new Set(out)].sort((a, b) => a - b);
+}
