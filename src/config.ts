@@ -1,0 +1,124 @@
+/**
+ * Coordinator configuration: one zod schema, read from env (Node) or bindings (Worker).
+ * Invalid configuration fails at start with a message naming the field.
+ */
+import { z } from 'zod';
+
+const bool = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])])
+  .transform((v) => (typeof v === 'boolean' ? v : ['true', '1', 'yes', 'on'].includes(v)));
+
+const intIn = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/** Environment variable names and their validation. */
+export const configSchema = z
+  .object({
+    PORT: intIn(0, 65535).default(8080),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
+    /** Comma-separated `host:port` seeds; when set the store runs in Redis Cluster mode. */
+    REDIS_CLUSTER_NODES: z
+      .string()
+      .optional()
+      .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []))
+      .pipe(z.array(z.string().regex(/^[^:\s]+:\d{1,5}$/, 'expected host:port'))),
+    COORDINATOR_KEY_PREFIX: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[^{}\s]+$/, 'no braces or spaces')
+      .default('rsc'),
+    COORDINATOR_ID: z.string().min(1).max(128).default('local-coordinator'),
+    COORDINATOR_HEARTBEAT_INTERVAL_MS: intIn(50, 600_000).default(3000),
+    COORDINATOR_MEMBER_LEASE_TTL_MS: intIn(100, 3_600_000).default(15000),
+    COORDINATOR_REBALANCE_TIMEOUT_MS: intIn(100, 86_400_000).default(60000),
+    COORDINATOR_STALE_MEMBER_RETENTION_MS: intIn(0, 30 * 86_400_000).default(600000),
+    COORDINATOR_DEFAULT_SHARD_COUNT: intIn(1, 16384).default(12),
+    COORDINATOR_MAX_SHARD_COUNT: intIn(1, 16384).default(1024),
+    COORDINATOR_PROVISIONING: bool.default(true),
+    COORDINATOR_SWEEP_INTERVAL_MS: intIn(50, 3_600_000).default(1000),
+    /** Maximum accepted request body, bytes. */
+    COORDINATOR_MAX_BODY_BYTES: intIn(1024, 16 * 1024 * 1024).default(64 * 1024),
+    /** How long a request waits for the per-stream mutex before answering 503. */
+    COORDINATOR_LOCK_WAIT_MS: intIn(0, 60_000).default(5000),
+  })
+  .superRefine((c, ctx) => {
+    if (c.COORDINATOR_HEARTBEAT_INTERVAL_MS >= c.COORDINATOR_MEMBER_LEASE_TTL_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['COORDINATOR_HEARTBEAT_INTERVAL_MS'],
+        message: 'must be smaller than COORDINATOR_MEMBER_LEASE_TTL_MS',
+      });
+    }
+    if (c.COORDINATOR_DEFAULT_SHARD_COUNT > c.COORDINATOR_MAX_SHARD_COUNT) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['COORDINATOR_DEFAULT_SHARD_COUNT'],
+        message: 'must not exceed COORDINATOR_MAX_SHARD_COUNT',
+      });
+    }
+  });
+
+/** Raw (string) configuration as found in env or bindings. */
+export type RawConfig = z.input<typeof configSchema>;
+
+/** The coordinator's validated configuration. */
+export interface CoordinatorConfig {
+  port: number;
+  host: string;
+  redisUrl: string;
+  redisClusterNodes: string[];
+  keyPrefix: string;
+  coordinatorId: string;
+  heartbeatIntervalMs: number;
+  memberLeaseTtlMs: number;
+  rebalanceTimeoutMs: number;
+  staleMemberRetentionMs: number;
+  defaultShardCount: number;
+  maxShardCount: number;
+  provisioning: boolean;
+  sweepIntervalMs: number;
+  maxBodyBytes: number;
+  lockWaitMs: number;
+}
+
+/** Thrown for invalid configuration; the message names every offending field. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses env-style values into a CoordinatorConfig, or throws ConfigError naming the fields. */
+export function parseConfig(env: Record<string, string | undefined>): CoordinatorConfig {
+  const picked: Record<string, string | undefined> = {};
+  for (const key of Object.keys(configSchema.shape)) {
+    const v = env[key];
+    if (v !== undefined && v !== '') picked[key] = v;
+  }
+  const r = configSchema.safeParse(picked);
+  if (!r.success) {
+    const msg = r.error.issues.map((i) => `${i.path.join('.') || '(config)'}: ${i.message}`).join('; ');
+    throw new ConfigError(`invalid configuration: ${msg}`);
+  }
+  const c = r.data;
+  return {
+    port: c.PORT,
+    host: c.HOST,
+    redisUrl: c.REDIS_URL,
+    redisClusterNodes: c.REDIS_CLUSTER_NODES,
+    keyPrefix: c.COORDINATOR_KEY_PREFIX,
+    coordinatorId: c.COORDINATOR_ID,
+    heartbeatIntervalMs: c.COORDINATOR_HEARTBEAT_INTERVAL_MS,
+    memberLeaseTtlMs: c.COORDINATOR_MEMBER_LEASE_TTL_MS,
+    rebalanceTimeoutMs: c.COORDINATOR_REBALANCE_TIMEOUT_MS,
+    staleMemberRetentionMs: c.COORDINATOR_STALE_MEMBER_RETENTION_MS,
+    defaultShardCount: c.COORDINATOR_DEFAULT_SHARD_COUNT,
+    maxShardCount: c.COORDINATOR_MAX_SHARD_COUNT,
+    provisioning: c.COORDINATOR_PROVISIONING,
+    sweepIntervalMs: c.COORDINATOR_SWEEP_INTERVAL_MS,
+    maxBodyBytes: c.COORDINATOR_MAX_BODY_BYTES,
+    lockWaitMs: c.COORDINATOR_LOCK_WAIT_MS,
+  };
+}
