@@ -1,0 +1,41 @@
+/**
+ * The HTTP app: `/coord/v1` routes and the actuator, built from injected dependencies only.
+ */
+import { Hono } from 'hono';
+import { methodNotAllowed } from 'hono/method-not-allowed';
+import { type AppDeps, type AppEnv, resolveDeps } from './context.js';
+import { createErrorHandler, methodNotAllowedResponse, notFoundHandler } from './errors.js';
+import { actuatorRoutes } from './routes/actuator.js';
+import { adminRoutes } from './routes/admin.js';
+import { memberRoutes } from './routes/members.js';
+import { monitoringRoutes } from './routes/monitoring.js';
+import { routingRoutes } from './routes/routing.js';
+
+export type { AppDeps, AppEnv, Logger, LogLevel } from './context.js';
+
+/** Base path of the wire protocol. */
+export const API_BASE = '/coord/v1';
+
+/** Builds the Hono app serving `/coord/v1` and `/actuator` from `deps` (no globals). */
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const d = resolveDeps(deps);
+  const app = new Hono<AppEnv>();
+
+  app.use(async (c, next) => {
+    c.set('now', d.now());
+    await next();
+    d.log('debug', 'request', { method: c.req.method, path: c.req.path, status: c.res.status });
+  });
+  // Turns the JSON 404 of a known path called with the wrong method into a JSON 405.
+  app.use(methodNotAllowed({ app, onMethodNotAllowed: methodNotAllowedResponse }));
+
+  app.route(API_BASE, adminRoutes(d));
+  app.route(API_BASE, routingRoutes(d));
+  app.route(API_BASE, memberRoutes(d));
+  app.route(API_BASE, monitoringRoutes(d));
+  app.route('/', actuatorRoutes(d));
+
+  app.notFound(notFoundHandler);
+  app.onError(createErrorHandler(d.log));
+  return app;
+}

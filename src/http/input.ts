@@ -1,0 +1,90 @@
+/**
+ * Reading and validating request input: path parameters and JSON bodies. Everything that is
+ * not exactly right becomes a 400 `INVALID_REQUEST` (or 413) before the coordinator is called.
+ */
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import { describeIssues, invalidRequest, payloadTooLarge } from './errors.js';
+import { type PathParamName, pathParamSchemas } from './schemas.js';
+
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
+
+/**
+ * Validated path parameters. Hono has already percent-decoded them (`orders%2Dx` →
+ * `orders-x`), which is what the Python client's `quote(…, safe="")` expects.
+ */
+export function pathParams<K extends PathParamName>(c: Context, names: readonly K[]): Record<K, string> {
+  const out = {} as Record<K, string>;
+  const problems: string[] = [];
+  for (const name of names) {
+    const r = pathParamSchemas[name].safeParse(c.req.param(name) ?? '');
+    if (r.success) out[name] = r.data;
+    else problems.push(...describeIssues(r.error.issues, name));
+  }
+  if (problems.length > 0) throw invalidRequest(problems);
+  return out;
+}
+
+/**
+ * Reads the raw body, counting the bytes actually received: a missing or lying
+ * Content-Length cannot smuggle more than `maxBytes` past us.
+ */
+export async function readBodyBytes(req: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = req.headers.get('content-length');
+  if (declared !== null && Number(declared) > maxBytes) throw payloadTooLarge(maxBytes);
+  if (req.body === null) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw payloadTooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+/** The body parsed as JSON (required, `application/json`, UTF-8, at most `maxBytes`). */
+export async function readJsonBody(c: Context, maxBytes: number): Promise<unknown> {
+  const bytes = await readBodyBytes(c.req.raw, maxBytes);
+  if (bytes.byteLength === 0) throw invalidRequest(['body: is required']);
+  const mediaType = (c.req.header('content-type') ?? '').split(';')[0]!.trim();
+  if (!JSON_MEDIA_TYPE.test(mediaType)) {
+    throw invalidRequest([`Content-Type: must be application/json, got '${mediaType.slice(0, 100)}'`]);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw invalidRequest(['body: is not valid UTF-8']);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    // The parser's message quotes the body; keep it out of the answer.
+    throw invalidRequest(['body: is not valid JSON']);
+  }
+}
+
+/** Reads the JSON body and validates it against `schema`. */
+export async function parseJsonBody<S extends z.ZodType>(
+  c: Context,
+  schema: S,
+  maxBytes: number,
+): Promise<z.infer<S>> {
+  const json = await readJsonBody(c, maxBytes);
+  const r = schema.safeParse(json);
+  if (!r.success) throw invalidRequest(describeIssues(r.error.issues));
+  return r.data;
+}

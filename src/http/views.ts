@@ -1,0 +1,292 @@
+/**
+ * Domain → wire: builds every response body from coordinator snapshots. Pure functions; times
+ * (epoch ms in the model) become ISO-8601 UTC strings, shards become `{shardIndex}` objects.
+ */
+import type { CoordinatorConfig } from '../config.js';
+import type { GroupSnapshot, RedisHealth } from '../coordinator-api.js';
+import { assignmentSummaries, invariantViolations } from '../core/group-view.js';
+import type { HeartbeatOutput } from '../core/heartbeat-types.js';
+import type { GroupDoc, MemberRecord, Migration, ShardProgress, StreamDoc } from '../core/model.js';
+import { consumableShards, PROTOCOL_VERSION } from '../core/model.js';
+import { redisSlot } from '../routing/slot.js';
+import type {
+  AssignmentsResponseJson,
+  CompatibilityResponseJson,
+  ConsumerShardProgressJson,
+  GroupResponseJson,
+  HealthResponseJson,
+  HeartbeatResponseJson,
+  MemberJson,
+  MigrationJson,
+  ProducerRoutingResponseJson,
+  ShardIdJson,
+  ShardProgressJson,
+  StreamCreateResponseJson,
+  VersionJson,
+} from './schemas.js';
+
+/** Epoch ms → ISO-8601 UTC (`2026-05-24T00:00:03.123Z`). */
+export function isoInstant(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** Epoch ms or null → ISO-8601 UTC or null. */
+function isoOrNull(ms: number | null): string | null {
+  return ms === null ? null : isoInstant(ms);
+}
+
+/**
+ * Milliseconds → ISO-8601 duration as `java.time.Duration#toString` prints it (Jackson's
+ * rendering in the reference): `PT3S`, `PT1M`, `PT1M30S`, `PT0.5S`, `PT0S`.
+ */
+export function isoDuration(ms: number): string {
+  // Configured timings are positive; clamp anything else rather than mimic Java's negative form.
+  let rest = Math.max(0, Math.round(ms));
+  if (rest === 0) return 'PT0S';
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = Math.floor(rest / 1000);
+  const millis = rest - seconds * 1000;
+  let out = 'PT';
+  if (hours > 0) out += `${hours}H`;
+  if (minutes > 0) out += `${minutes}M`;
+  if (seconds > 0 || millis > 0) {
+    const frac = millis > 0 ? `.${String(millis).padStart(3, '0').replace(/0+$/, '')}` : '';
+    out += `${seconds}${frac}S`;
+  }
+  return out;
+}
+
+/** Shard indexes → `[{shardIndex}]` in the given order. */
+export function shardIds(shards: readonly number[]): ShardIdJson[] {
+  return shards.map((shardIndex) => ({ shardIndex }));
+}
+
+/** Shard indexes → `[{shardIndex}]` ascending (heartbeat and assignment views). */
+function sortedShardIds(shards: readonly number[]): ShardIdJson[] {
+  return shardIds([...shards].sort((a, b) => a - b));
+}
+
+/** An empty map safe for any key (a member may be called `__proto__`). */
+function dict<V>(): Record<string, V> {
+  return Object.create(null) as Record<string, V>;
+}
+
+/** Code-unit order of ids, as the reference's `String.compareTo` sorts them. */
+function byId(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** `Migration` on the wire. */
+export function migrationView(m: Migration): MigrationJson {
+  return {
+    reshardingId: m.reshardingId,
+    fromShardCount: m.fromShardCount,
+    toShardCount: m.toShardCount,
+    state: m.state,
+    createdAt: isoInstant(m.createdAt),
+    updatedAt: isoInstant(m.updatedAt),
+  };
+}
+
+/** The stream's active migration (the one `activeReshardingId` names), if any. */
+export function activeMigration(stream: StreamDoc): Migration | null {
+  if (stream.activeReshardingId === null) return null;
+  return stream.migrations.find((m) => m.reshardingId === stream.activeReshardingId) ?? null;
+}
+
+/** `GroupResponse` (PROTOCOL §2.2) with the additive consumable/removed shard lists. */
+export function groupView({ stream, group }: GroupSnapshot): GroupResponseJson {
+  const summaries = assignmentSummaries(group);
+  const migration = activeMigration(stream);
+  return {
+    streamPrefix: group.streamPrefix,
+    consumerGroup: group.consumerGroup,
+    state: group.state,
+    groupEpoch: group.groupEpoch,
+    assignmentEpoch: group.assignmentEpoch,
+    metadataVersion: group.metadataVersion,
+    shardCount: stream.shardCount,
+    activeMigration: migration === null ? null : migrationView(migration),
+    targetAssignmentSummary: summaries.target,
+    currentAssignmentSummary: summaries.current,
+    consumableShards: shardIds(consumableShards(stream)),
+    removedShards: stream.removedShards
+      .filter((r) => r.state !== 'RETIRED')
+      .map((r) => ({
+        shardIndex: r.shard,
+        state: r.state,
+        reason: r.reason,
+        updatedAt: isoInstant(r.updatedAt),
+      })),
+  };
+}
+
+/** `StreamCreateResponse` plus the stream's first consumer group. */
+export function streamCreateView({ stream, group }: GroupSnapshot): StreamCreateResponseJson {
+  return {
+    streamPrefix: stream.streamPrefix,
+    consumerGroup: group.consumerGroup,
+    shardCount: stream.shardCount,
+    metadataVersion: group.metadataVersion,
+  };
+}
+
+/** `ProducerRoutingResponse`: routing covers `[0, shardCount)` only (SPEC §7). */
+export function routingView({ stream, group }: GroupSnapshot): ProducerRoutingResponseJson {
+  const shards = [];
+  for (let i = 0; i < stream.shardCount; i++) {
+    const streamKey = `${stream.streamPrefix}:${i}`;
+    shards.push({ shardIndex: i, streamKey, redisSlot: redisSlot(streamKey) });
+  }
+  return {
+    streamPrefix: stream.streamPrefix,
+    consumerGroup: group.consumerGroup,
+    metadataVersion: group.metadataVersion,
+    shardCount: stream.shardCount,
+    streamKeyPattern: `${stream.streamPrefix}:{shardIndex}`,
+    shards,
+  };
+}
+
+/** `HeartbeatResponse`: the core's answer plus correlation and configured timings. */
+export function heartbeatView(
+  out: HeartbeatOutput,
+  requestId: string,
+  config: Pick<CoordinatorConfig, 'heartbeatIntervalMs' | 'rebalanceTimeoutMs' | 'memberLeaseTtlMs'>,
+): HeartbeatResponseJson {
+  return {
+    responseTo: requestId,
+    status: out.status,
+    memberId: out.memberId,
+    memberEpoch: out.memberEpoch,
+    heartbeatIntervalMs: config.heartbeatIntervalMs,
+    rebalanceTimeoutMs: config.rebalanceTimeoutMs,
+    memberLeaseTtlMs: config.memberLeaseTtlMs,
+    groupEpoch: out.groupEpoch,
+    assignmentEpoch: out.assignmentEpoch,
+    metadataVersion: out.metadataVersion,
+    assignment: {
+      assignedShards: sortedShardIds(out.assignedShards),
+      pendingShards: sortedShardIds(out.pendingShards),
+      metadataVersion: out.assignmentMetadataVersion,
+    },
+  };
+}
+
+function progressView(p: ShardProgress): ShardProgressJson {
+  return {
+    shard: { shardIndex: p.shard },
+    streamKey: p.streamKey,
+    lastDeliveredId: p.lastDeliveredId,
+    lastAckedId: p.lastAckedId,
+    pendingCount: p.pendingCount,
+    updatedAt: p.updatedAt,
+  };
+}
+
+/** `MemberMetadata` of the members view. */
+export function memberView(m: MemberRecord): MemberJson {
+  return {
+    memberId: m.memberId,
+    memberName: m.memberName,
+    state: m.state,
+    memberEpoch: m.memberEpoch,
+    metadataVersion: m.metadataVersion,
+    runtimeMaxConcurrency: m.runtimeMaxConcurrency,
+    activeConsumerWorkers: m.activeConsumerWorkers,
+    // Member records echo the order in which shards were reported (PROTOCOL §1.1).
+    currentAssignment: shardIds(m.currentAssignment),
+    grantedAssignment: shardIds(m.grantedAssignment),
+    revoking: shardIds(m.revoking),
+    lastHeartbeatAt: isoInstant(m.lastHeartbeatAt),
+    memberLeaseExpiresAt: isoInstant(m.memberLeaseExpiresAt),
+    rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+    rebalanceDeadlineAt: isoOrNull(m.rebalanceDeadlineAt),
+    shardProgress: m.shardProgress.map(progressView),
+  };
+}
+
+/** Members of a group sorted by id. */
+function sortedMembers(group: GroupDoc): MemberRecord[] {
+  return Object.values(group.members).sort((a, b) => byId(a.memberId, b.memberId));
+}
+
+/** `{members: [...]}` sorted by memberId, every state. */
+export function membersView(group: GroupDoc): { members: MemberJson[] } {
+  return { members: sortedMembers(group).map(memberView) };
+}
+
+/** `AssignmentsResponse`: targets, every member's current set, revoke progress, violations. */
+export function assignmentsView({ stream, group }: GroupSnapshot): AssignmentsResponseJson {
+  const targetAssignment = dict<ShardIdJson[]>();
+  for (const id of Object.keys(group.targetAssignments).sort(byId)) {
+    targetAssignment[id] = sortedShardIds(group.targetAssignments[id] ?? []);
+  }
+  const currentAssignments = dict<ShardIdJson[]>();
+  const revokeProgress = dict<ShardIdJson[]>();
+  for (const m of sortedMembers(group)) {
+    currentAssignments[m.memberId] = sortedShardIds(m.currentAssignment);
+    if (m.revoking.length > 0) revokeProgress[m.memberId] = sortedShardIds(m.revoking);
+  }
+  return {
+    targetAssignment,
+    currentAssignments,
+    revokeProgress,
+    invariantViolations: invariantViolations(stream, group),
+  };
+}
+
+/** `{progress: [...]}` flattened from every member's last accepted report, by member then shard. */
+export function consumptionView(group: GroupDoc): { progress: ConsumerShardProgressJson[] } {
+  const progress: ConsumerShardProgressJson[] = [];
+  for (const m of sortedMembers(group)) {
+    for (const p of [...m.shardProgress].sort((a, b) => a.shard - b.shard)) {
+      progress.push({
+        streamPrefix: group.streamPrefix,
+        consumerGroup: group.consumerGroup,
+        memberId: m.memberId,
+        memberName: m.memberName,
+        memberState: m.state,
+        ...progressView(p),
+      });
+    }
+  }
+  return { progress };
+}
+
+/** `/monitoring/health`: DEGRADED iff Redis is DOWN; the sweep loop is reported UP. */
+export function healthView(coordinatorId: string, redis: RedisHealth): HealthResponseJson {
+  return { status: redis === 'DOWN' ? 'DEGRADED' : 'UP', coordinatorId, redis, loop: 'UP' };
+}
+
+function version(major: number, minor: number, patch: number): VersionJson {
+  return { major, minor, patch, qualifier: null, version: `${major}.${minor}.${patch}` };
+}
+
+/** `/monitoring/compatibility`: the one coordination version we speak and our timing defaults. */
+export function compatibilityView(
+  config: Pick<CoordinatorConfig, 'heartbeatIntervalMs' | 'rebalanceTimeoutMs' | 'memberLeaseTtlMs'>,
+): CompatibilityResponseJson {
+  return {
+    currentCoordinationVersion: PROTOCOL_VERSION,
+    supportedCoordinationVersions: { min: PROTOCOL_VERSION, max: PROTOCOL_VERSION },
+    coordinationVersions: [
+      {
+        version: PROTOCOL_VERSION,
+        status: 'ACTIVE',
+        introducedIn: version(0, 1, 0),
+        deprecatedIn: null,
+        minimumSupportedUntil: version(1, 0, 0),
+        removedIn: null,
+        timingDefaults: {
+          heartbeatInterval: isoDuration(config.heartbeatIntervalMs),
+          memberLeaseTtl: isoDuration(config.memberLeaseTtlMs),
+          rebalanceTimeout: isoDuration(config.rebalanceTimeoutMs),
+        },
+      },
+    ],
+  };
+}
