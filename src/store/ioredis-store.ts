@@ -1,0 +1,181 @@
+/**
+ * The Store on ioredis: Node, standalone Redis or Redis Cluster. All coordinator keys of a
+ * stream share one hash tag, so every script runs on one node; `K:streams` and shard streams
+ * live in other slots and get their own commands.
+ */
+import { Cluster, Redis } from 'ioredis';
+import { CoordinatorError, isCoordinatorError } from '../core/errors.js';
+import { streamKeys, streamsIndexKey } from './keys.js';
+import { runScript } from './run-script.js';
+import { COMMIT } from './scripts/commit.js';
+import { decodeCommitReply, encodeCommit, type ScriptCall } from './scripts/commit-args.js';
+import { FAST_HEARTBEAT } from './scripts/fast-heartbeat.js';
+import { decodeFastHeartbeatReply, encodeFastHeartbeat } from './scripts/fast-heartbeat-args.js';
+import { LOAD } from './scripts/load.js';
+import { decodeLoadReply, encodeLoad } from './scripts/load-reply.js';
+import type { LuaScript } from './scripts/lua-script.js';
+import { PROVISION } from './scripts/provision.js';
+import { RELEASE_LOCK } from './scripts/release-lock.js';
+import type { CommitRequest, CommitResult, FastHeartbeatRequest, Store, StreamSnapshot } from './store.js';
+
+/** Options of IoredisStore. */
+export interface IoredisStoreOptions {
+  /** Key namespace `K` (config `keyPrefix`). */
+  namespace: string;
+  /** Whether `close()` quits the client. @default false */
+  ownsClient?: boolean;
+  /** How long `ping()` waits before answering false. @default 1000 */
+  pingTimeoutMs?: number;
+}
+
+/** Connection settings of `createIoredisClient`. */
+export interface IoredisClientOptions {
+  /** `redis://` or `rediss://` URL of a standalone server (ignored when `clusterNodes` is set). */
+  url?: string;
+  /** `host:port` seeds; when non-empty the client runs in Cluster mode. */
+  clusterNodes?: string[];
+}
+
+// RESP2 keeps raw replies (XINFO, script tables) in one shape; few retries so a dead Redis
+// turns into a quick 503 instead of a hanging request.
+const CONNECTION_DEFAULTS = { protocol: 2, maxRetriesPerRequest: 2, connectTimeout: 5000 } as const;
+
+/** Creates the ioredis client the Node service uses (standalone or Cluster). */
+export function createIoredisClient(opts: IoredisClientOptions): Redis | Cluster {
+  if (opts.clusterNodes && opts.clusterNodes.length > 0) {
+    const nodes = opts.clusterNodes.map((hp) => {
+      const i = hp.lastIndexOf(':');
+      return { host: hp.slice(0, i), port: Number(hp.slice(i + 1)) };
+    });
+    return new Cluster(nodes, { redisOptions: { ...CONNECTION_DEFAULTS } });
+  }
+  return new Redis(opts.url ?? 'redis://127.0.0.1:6379', { ...CONNECTION_DEFAULTS });
+}
+
+// Redis answers with these while it cannot serve (failover, loading, busy script, resharding).
+const TRANSIENT_REPLY = /^(LOADING|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|BUSY|MOVED|ASK|OOM)\b/;
+
+/** Maps a failed Redis call to a CoordinatorError without leaking connection details. */
+function redisFailure(err: unknown): CoordinatorError {
+  if (isCoordinatorError(err)) return err;
+  if (err instanceof Error && err.name === 'ReplyError' && !TRANSIENT_REPLY.test(err.message)) {
+    if (err.message.startsWith('WRONGTYPE')) {
+      return new CoordinatorError('METADATA_CORRUPT', 'stored metadata has an unexpected Redis type', {
+        cause: err,
+      });
+    }
+    const first = err.message.split('\n')[0] ?? '';
+    return new CoordinatorError('INTERNAL_ERROR', `Redis rejected a coordinator command: ${first}`, {
+      cause: err,
+    });
+  }
+  return new CoordinatorError('REDIS_UNAVAILABLE', 'Redis is unavailable', { cause: err });
+}
+
+/** Store implementation over one ioredis client (standalone or Cluster). */
+export class IoredisStore implements Store {
+  private readonly client: Redis | Cluster;
+  private readonly ns: string;
+  private readonly ownsClient: boolean;
+  private readonly pingTimeoutMs: number;
+
+  constructor(client: Redis | Cluster, options: IoredisStoreOptions) {
+    this.client = client;
+    this.ns = options.namespace;
+    this.ownsClient = options.ownsClient ?? false;
+    this.pingTimeoutMs = options.pingTimeoutMs ?? 1000;
+  }
+
+  private async call<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw redisFailure(err);
+    }
+  }
+
+  private script(script: LuaScript, c: ScriptCall): Promise<unknown> {
+    return this.call(() => runScript(this.client, script, c.keys, c.args));
+  }
+
+  async tryLock(prefix: string, token: string, ttlMs: number): Promise<boolean> {
+    const key = streamKeys(this.ns, prefix).lock;
+    const r = await this.call(() => this.client.set(key, token, 'PX', Math.max(1, Math.floor(ttlMs)), 'NX'));
+    return r === 'OK';
+  }
+
+  async unlock(prefix: string, token: string): Promise<void> {
+    await this.script(RELEASE_LOCK, { keys: [streamKeys(this.ns, prefix).lock], args: [token] });
+  }
+
+  async load(prefix: string, groups: string[] | 'all'): Promise<StreamSnapshot | null> {
+    const reply = await this.script(LOAD, encodeLoad(this.ns, prefix, groups));
+    return decodeLoadReply(prefix, reply, groups);
+  }
+
+  async commit(req: CommitRequest): Promise<CommitResult> {
+    const c = encodeCommit(this.ns, req);
+    return decodeCommitReply(await this.script(COMMIT, c));
+  }
+
+  async fastHeartbeat(req: FastHeartbeatRequest): Promise<string | null> {
+    return decodeFastHeartbeatReply(await this.script(FAST_HEARTBEAT, encodeFastHeartbeat(this.ns, req)));
+  }
+
+  async listStreams(): Promise<string[]> {
+    const members = await this.call(() => this.client.smembers(streamsIndexKey(this.ns)));
+    return members.sort();
+  }
+
+  async registerStream(prefix: string): Promise<void> {
+    await this.call(() => this.client.sadd(streamsIndexKey(this.ns), prefix));
+  }
+
+  async unregisterStream(prefix: string): Promise<void> {
+    await this.call(() => this.client.srem(streamsIndexKey(this.ns), prefix));
+  }
+
+  async provision(streamKey: string, group: string): Promise<void> {
+    const reply = await this.script(PROVISION, { keys: [streamKey], args: [group] });
+    const [code, text] = Array.isArray(reply) ? reply : [];
+    if (Number(code) === 1 || Number(code) === 2) return;
+    throw new CoordinatorError(
+      'REDIS_STREAM_PROVISIONING_FAILED',
+      `could not create consumer group "${group}" on stream "${streamKey}": ${String(text ?? 'unexpected reply')}`,
+    );
+  }
+
+  async countExisting(keys: string[]): Promise<number> {
+    if (keys.length === 0) return 0;
+    const client = this.client;
+    if (client instanceof Cluster) {
+      // Keys may sit in different slots; one EXISTS each, sent concurrently.
+      const counts = await this.call(() => Promise.all(keys.map((k) => client.exists(k))));
+      return counts.reduce((a, b) => a + b, 0);
+    }
+    return this.call(() => client.exists(...keys));
+  }
+
+  async ping(): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('ping timed out')), this.pingTimeoutMs);
+    });
+    try {
+      return (await Promise.race([this.client.ping(), timeout])) === 'PONG';
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.ownsClient) return;
+    try {
+      await this.client.quit();
+    } catch {
+      this.client.disconnect();
+    }
+  }
+}
