@@ -1,0 +1,192 @@
+/**
+ * A throwaway `redis-server` for one `npm start` run, used when nothing answers at the
+ * configured (loopback) REDIS_URL: loopback only, no persistence, its directory removed on stop.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { accessSync, constants, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { canConnect, freeLoopbackPort } from './net.js';
+
+/** A running private Redis. */
+export interface PrivateRedis {
+  /** `redis://127.0.0.1:<port>` (no credentials). */
+  url: string;
+  port: number;
+  pid: number;
+  /** Working directory of this server (under `.data/redis/`). */
+  dir: string;
+  /** Stops the server (SIGTERM, then SIGKILL after 5 s) and removes its directory. */
+  stop(): Promise<void>;
+  /** Synchronous last resort for `process.on('exit')`: SIGKILL, no waiting. */
+  killNow(): void;
+}
+
+/** Options of `startPrivateRedis`. */
+export interface PrivateRedisOptions {
+  /** Path of the `redis-server` executable. */
+  binary: string;
+  /** Parent of the per-run directory, e.g. `<repo>/.data/redis`. */
+  baseDir: string;
+  /** How long to wait for the server to accept connections. @default 10000 */
+  startTimeoutMs?: number;
+}
+
+/** The absolute path of `name` on PATH, or null when it is not there (or not executable). */
+export function findOnPath(name: string, pathVar: string | undefined = process.env.PATH): string | null {
+  for (const dir of (pathVar ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here; keep looking
+    }
+  }
+  return null;
+}
+
+const PID_FILE = 'redis.pid';
+
+/**
+ * Stops private servers left behind by runs that died without cleaning up (their owner
+ * process is gone) and removes their directories. Returns how many directories it removed.
+ */
+export function reapOrphans(baseDir: string): number {
+  let reaped = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync(baseDir);
+  } catch {
+    return 0;
+  }
+  for (const name of entries) {
+    const owner = Number(name.split('-')[0]);
+    if (!Number.isInteger(owner) || owner <= 0) continue; // not ours
+    if (pidAlive(owner)) continue; // a live run owns it
+    const dir = join(baseDir, name);
+    const redisPid = readPid(join(dir, PID_FILE));
+    if (redisPid !== null && pidAlive(redisPid) && isRedisServer(redisPid)) {
+      try {
+        process.kill(redisPid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+    reaped++;
+  }
+  return reaped;
+}
+
+function readPid(file: string): number | null {
+  try {
+    const n = Number(readFileSync(file, 'utf8').trim());
+    return Number.isInteger(n) && n > 0 ? n : null;
+  } catch {
+    return null;
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+// Pids get reused: only signal a process that still is a redis-server.
+function isRedisServer(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('redis-server');
+  } catch {
+    return false;
+  }
+}
+
+/** Starts a private redis-server on a free loopback port; retries if the port was taken meanwhile. */
+export async function startPrivateRedis(opts: PrivateRedisOptions): Promise<PrivateRedis> {
+  reapOrphans(opts.baseDir);
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freeLoopbackPort();
+    try {
+      return await startOn(port, opts);
+    } catch (err) {
+      lastError = err;
+    }
+  }
+  throw lastError;
+}
+
+async function startOn(port: number, opts: PrivateRedisOptions): Promise<PrivateRedis> {
+  // The owner's pid is part of the name, so ownership is known from the moment the dir exists.
+  const dir = join(opts.baseDir, `${process.pid}-${port}`);
+  mkdirSync(dir, { recursive: true });
+  // Persistence off: the data lives only as long as this run, as promised in the start log.
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes'];
+  args.push('--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--logfile', '');
+  // Own process group: a terminal Ctrl-C must not stop Redis while we still drain requests
+  // that need it; we stop it ourselves afterwards.
+  const child = spawn(opts.binary, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // Lets a later run reap this server if we die without cleaning up.
+  if (child.pid) writeFileSync(join(dir, PID_FILE), String(child.pid));
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
+
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 10_000);
+  for (;;) {
+    const failed = await Promise.race([
+      exited.then(() => new Error(`redis-server exited during start-up: ${lastLines(output)}`)),
+      spawnError,
+      canConnect('127.0.0.1', port, 200).then((ok) => (ok ? null : undefined)),
+    ]);
+    if (failed === null) break;
+    if (failed instanceof Error || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+      throw failed instanceof Error ? failed : new Error(`redis-server did not start within the timeout`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return handle(child, port, dir, exited);
+}
+
+function handle(child: ChildProcess, port: number, dir: string, exited: Promise<void>): PrivateRedis {
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  let stopping: Promise<void> | undefined;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    pid: child.pid ?? -1,
+    dir,
+    stop() {
+      stopping ??= (async () => {
+        if (alive()) {
+          child.kill('SIGTERM');
+          const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+          await exited;
+          clearTimeout(timer);
+        }
+        rmSync(dir, { recursive: true, force: true });
+      })();
+      return stopping;
+    },
+    killNow() {
+      if (alive()) child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function lastLines(text: string): string {
+  return text.trim().split('\n').slice(-3).join(' | ') || '(no output)';
+}

@@ -1,0 +1,180 @@
+/**
+ * The Node adapter: Redis store + Coordinator + Hono app served by @hono/node-server, the
+ * interval sweep, and a graceful close (terminating mode → drain → close the store).
+ */
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
+import type { CoordinatorConfig } from '../src/config.js';
+import { Coordinator } from '../src/coordinator.js';
+import { createApp } from '../src/http/app.js';
+import { createIoredisClient, IoredisStore } from '../src/store/ioredis-store.js';
+import { createLogger, type LogFn } from './logger.js';
+import { enforceOpenMode } from './open-mode.js';
+import { startSweepLoop } from './sweep-loop.js';
+
+/** Options of `startServer`. */
+export interface StartServerOptions {
+  /** Validated configuration (`parseConfig(process.env)`); `port: 0` picks a free port. */
+  config: CoordinatorConfig;
+  /** Raw environment, for settings outside the config schema. @default process.env */
+  env?: Record<string, string | undefined>;
+  /** @default a JSON-lines logger on stdout */
+  log?: LogFn;
+  /** Longest wait for in-flight requests when closing, ms. @default 10000 */
+  drainTimeoutMs?: number;
+}
+
+/** A running coordinator HTTP server. */
+export interface RunningServer {
+  /** Base URL with the real port, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  /** True once `close()` has begun (mutating requests then answer 503 COORDINATOR_TERMINATING). */
+  terminating(): boolean;
+  /** Requests received and not yet answered. */
+  inFlight(): number;
+  /** Terminating mode, stop the sweep, let in-flight requests finish, close the store. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Builds store, Coordinator and app, listens on `config.host:config.port`, and starts the sweep. */
+export async function startServer(opts: StartServerOptions): Promise<RunningServer> {
+  const { config } = opts;
+  const log = opts.log ?? createLogger();
+  // Refuse a public bind before touching Redis or the network.
+  enforceOpenMode(config, opts.env ?? process.env, log);
+
+  const client = createIoredisClient(
+    config.redisClusterNodes.length > 0
+      ? { clusterNodes: config.redisClusterNodes }
+      : { url: config.redisUrl },
+  );
+  const store = new IoredisStore(client, { namespace: config.keyPrefix, ownsClient: true });
+  const coordinator = new Coordinator({ store, config, log });
+  let terminating = false;
+  const app = createApp({ coordinator, config, log, terminating: () => terminating, version: VERSION });
+
+  const inFlight = new InFlight();
+  const server = createAdaptorServer({
+    hostname: config.host,
+    fetch: (req, env) => inFlight.track(() => app.fetch(req, env)),
+  }) as Server;
+  try {
+    await listen(server, config.port, config.host);
+  } catch (err) {
+    await closeQuietly('coordinator', () => coordinator.close(), log);
+    await closeQuietly('store', () => store.close(), log);
+    throw err;
+  }
+  const url = baseUrl(server.address() as AddressInfo);
+  log('info', 'listening', { url, redis: redisTarget(config), keyPrefix: config.keyPrefix });
+
+  const sweep = startSweepLoop({
+    sweep: (now) => coordinator.sweep(now),
+    intervalMs: config.sweepIntervalMs,
+    log,
+  });
+  const drainTimeoutMs = opts.drainTimeoutMs ?? 10_000;
+  let closing: Promise<void> | undefined;
+
+  const close = async (): Promise<void> => {
+    terminating = true;
+    log('info', 'terminating: refusing new mutations, draining in-flight requests');
+    await sweep.stop();
+    if (!(await inFlight.drained(drainTimeoutMs))) {
+      log('warn', 'drain timed out; closing with requests still in flight', { inFlight: inFlight.count });
+    }
+    await closeHttp(server);
+    await closeQuietly('coordinator', () => coordinator.close(), log);
+    await closeQuietly('store', () => store.close(), log);
+    log('info', 'stopped');
+  };
+
+  return {
+    url,
+    terminating: () => terminating,
+    inFlight: () => inFlight.count,
+    close: () => {
+      closing ??= close();
+      return closing;
+    },
+  };
+}
+
+/** Counts requests between arrival and response so close() can wait for them. */
+class InFlight {
+  count = 0;
+  private waiters: Array<() => void> = [];
+
+  async track<T>(fn: () => T | Promise<T>): Promise<T> {
+    this.count++;
+    try {
+      return await fn();
+    } finally {
+      this.count--;
+      if (this.count === 0) for (const w of this.waiters.splice(0)) w();
+    }
+  }
+
+  /** Resolves true once nothing is in flight, false after `timeoutMs`. */
+  drained(timeoutMs: number): Promise<boolean> {
+    if (this.count === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      this.waiters.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** Stops listening, gives finishing responses a moment, then cuts what is left (idle keep-alives). */
+async function closeHttp(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const timer = setTimeout(() => server.closeAllConnections(), 1000);
+  await closed;
+  clearTimeout(timer);
+}
+
+async function closeQuietly(what: string, fn: () => Promise<void>, log: LogFn): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    log('warn', `closing the ${what} failed`, { err });
+  }
+}
+
+function baseUrl(addr: AddressInfo): string {
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return `http://${host}:${addr.port}`;
+}
+
+/** Where the store points, for the start-up log (the logger strips any credentials). */
+function redisTarget(config: CoordinatorConfig): string {
+  return config.redisClusterNodes.length > 0
+    ? `cluster ${config.redisClusterNodes.join(',')}`
+    : config.redisUrl;
+}
+
+/** This package's version, reported by `/actuator/info`. */
+const VERSION: string = (() => {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+})();

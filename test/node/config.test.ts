@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../../src/config.js';
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    parseConfig(env);
+  } catch (e) {
+    if (e instanceof ConfigError) return e;
+    throw e;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('node adapter > configuration from env', () => {
+  it('starts from documented defaults when env is empty', () => {
+    const c = parseConfig({});
+    expect(c).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      redisUrl: 'redis://127.0.0.1:6379',
+      redisClusterNodes: [],
+      keyPrefix: 'rsc',
+      heartbeatIntervalMs: 3000,
+      memberLeaseTtlMs: 15000,
+      rebalanceTimeoutMs: 60000,
+      defaultShardCount: 12,
+      sweepIntervalMs: 1000,
+      provisioning: true,
+    });
+  });
+
+  it('rejects a heartbeat interval not below the member lease, naming the field', () => {
+    const e = configError({
+      COORDINATOR_HEARTBEAT_INTERVAL_MS: '15000',
+      COORDINATOR_MEMBER_LEASE_TTL_MS: '15000',
+    });
+    expect(e.message).toContain('COORDINATOR_HEARTBEAT_INTERVAL_MS');
+    expect(e.message).toContain('COORDINATOR_MEMBER_LEASE_TTL_MS');
+  });
+
+  it.each(['http', '-1', '70000', '80.5'])('rejects PORT=%s, naming PORT', (port) => {
+    expect(configError({ PORT: port }).message).toMatch(/\bPORT\b/);
+  });
+
+  it('names every offending field at once', () => {
+    const e = configError({ PORT: 'x', COORDINATOR_KEY_PREFIX: 'a{b}' });
+    expect(e.message).toContain('PORT');
+    expect(e.message).toContain('COORDINATOR_KEY_PREFIX');
+  });
+
+  it('accepts sub-second timings (as tests and fast demos use)', () => {
+    const c = parseConfig({
+      COORDINATOR_HEARTBEAT_INTERVAL_MS: '100',
+      COORDINATOR_MEMBER_LEASE_TTL_MS: '500',
+      COORDINATOR_REBALANCE_TIMEOUT_MS: '800',
+      COORDINATOR_SWEEP_INTERVAL_MS: '50',
+    });
+    expect(c).toMatchObject({
+      heartbeatIntervalMs: 100,
+      memberLeaseTtlMs: 500,
+      rebalanceTimeoutMs: 800,
+      sweepIntervalMs: 50,
+    });
+  });
+
+  it('accepts PORT=0 (the OS picks a free port)', () => {
+    expect(parseConfig({ PORT: '0' }).port).toBe(0);
+  });
+
+  it('splits REDIS_CLUSTER_NODES into host:port seeds and rejects malformed ones by name', () => {
+    expect(parseConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:7000, 127.0.0.1:7001' }).redisClusterNodes).toEqual([
+      '127.0.0.1:7000',
+      '127.0.0.1:7001',
+    ]);
+    expect(configError({ REDIS_CLUSTER_NODES: 'nohostport' }).message).toContain('REDIS_CLUSTER_NODES');
+  });
+
+  it('never echoes a Redis password in its error message', () => {
+    const e = configError({ REDIS_URL: 'redis://:hunter2@127.0.0.1:6379', PORT: 'bad' });
+    expect(e.message).not.toContain('hunter2');
+  });
+});
