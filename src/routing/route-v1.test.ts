@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { vectorsText } from '../../test/support/vectors.js';
 import { murmur3Hash32, murmur3Hash32Unsigned } from './murmur3.js';
 import { routeV1, routeV1Detailed, routeV1RetrySeed } from './route-v1.js';
 
@@ -16,9 +16,7 @@ interface Vectors {
   }[];
 }
 
-const vectors: Vectors = JSON.parse(
-  readFileSync(new URL('../../../shared/route-v1-vectors.json', import.meta.url), 'utf8'),
-);
+const vectors: Vectors = JSON.parse(vectorsText());
 
 const hexBytes = (hex: string) => Uint8Array.from(hex.match(/../g) ?? [], (b) => Number.parseInt(b, 16));
 

@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { vectorsText } from '../../test/support/vectors.js';
 import { crc16, redisSlot } from './slot.js';
 
-const vectors: { redisSlots?: Record<string, number> } = JSON.parse(
-  readFileSync(new URL('../../../shared/route-v1-vectors.json', import.meta.url), 'utf8'),
-);
+const vectors: { redisSlots?: Record<string, number> } = JSON.parse(vectorsText());
 
 describe('routing > redisSlot', () => {
   it('computes the CRC16/XMODEM check value', () => {
