@@ -7,7 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** Path of the shared vectors file, if present. */
-export const SHARED_VECTORS = fileURLToPath(new URL('../../../shared/route-v1-vectors.json', import.meta.url));
+export const SHARED_VECTORS = fileURLToPath(
+  new URL('../../../shared/route-v1-vectors.json', import.meta.url),
+);
 /** Path of the committed copy. */
 export const FIXTURE_VECTORS = fileURLToPath(new URL('../fixtures/route-v1-vectors.json', import.meta.url));
 
