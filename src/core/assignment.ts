@@ -1,0 +1,80 @@
+/**
+ * The target assignor (PROTOCOL §4.1 with SPEC §8.4): sticky, fully balanced, deterministic.
+ *
+ * Unlike the reference's one-shard-at-a-time balancing loop (which can stop at spread 2,
+ * PROTOCOL §10.6), loads are fixed up front: with S shards and n members every member gets
+ * ⌊S/n⌋ shards and S mod n of them one more. The extra slots go to the members that already
+ * keep the most shards (ties → smallest id), which maximises how many shards stay where they
+ * were; overloaded members give up their highest shard indexes.
+ */
+import { compareIds, sortedShards } from './shard-set.js';
+
+/** Sticky, fully balanced target assignment (SPEC §8.4): live member ids (any order; sort inside), assignable shards, previous targets. */
+export function computeTargetAssignment(
+  liveMemberIds: string[],
+  shards: number[],
+  previous: Record<string, number[]>,
+): Record<string, number[]> {
+  const members = [...new Set(liveMemberIds)].sort(compareIds);
+  if (members.length === 0) return {};
+  const all = sortedShards(shards);
+  const assignable = new Set(all);
+
+  // Keep every shard with its previous live owner (first owner in id order if the previous
+  // map was inconsistent).
+  const kept = new Map<string, number[]>(members.map((m) => [m, []]));
+  const owner = new Map<number, string>();
+  for (const m of members) {
+    for (const s of sortedShards(previous[m] ?? [])) {
+      if (assignable.has(s) && !owner.has(s)) {
+        owner.set(s, m);
+        kept.get(m)!.push(s);
+      }
+    }
+  }
+
+  const quota = quotas(members, all.length, kept);
+  const result = new Map<string, number[]>();
+  for (const m of members) {
+    const mine = kept.get(m)!;
+    const q = quota.get(m)!;
+    // Sorted ascending, so dropping from the end gives up the highest indexes.
+    result.set(m, mine.slice(0, q));
+    for (const s of mine.slice(q)) owner.delete(s);
+  }
+
+  for (const s of all) {
+    if (owner.has(s)) continue;
+    const receiver = leastLoaded(members, result, quota);
+    result.get(receiver)!.push(s);
+    owner.set(s, receiver);
+  }
+
+  const out: Record<string, number[]> = {};
+  for (const m of members) out[m] = sortedShards(result.get(m)!);
+  return out;
+}
+
+/** Per-member target sizes: ⌊S/n⌋, plus one for the S mod n members keeping the most shards. */
+function quotas(members: string[], shardCount: number, kept: Map<string, number[]>): Map<string, number> {
+  const base = Math.floor(shardCount / members.length);
+  const extra = shardCount % members.length;
+  const byKept = [...members].sort((a, b) => kept.get(b)!.length - kept.get(a)!.length || compareIds(a, b));
+  const out = new Map<string, number>();
+  byKept.forEach((m, i) => {
+    out.set(m, base + (i < extra ? 1 : 0));
+  });
+  return out;
+}
+
+/** The member below its quota with the fewest shards; ties → smallest id. */
+function leastLoaded(members: string[], result: Map<string, number[]>, quota: Map<string, number>): string {
+  let best: string | null = null;
+  for (const m of members) {
+    const load = result.get(m)!.length;
+    if (load >= quota.get(m)!) continue;
+    if (best === null || load < result.get(best)!.length) best = m;
+  }
+  // Quotas add up to the shard count, so a free slot always exists.
+  return best!;
+}

@@ -1,0 +1,67 @@
+/**
+ * Read-only views of a group for monitoring (PROTOCOL §2.2, §2.9).
+ */
+import { blocksOthers, holdings, membersInOrder } from './group.js';
+import { assignableShards, consumableShards, type GroupDoc, isLive, type StreamDoc } from './model.js';
+import { compareIds } from './shard-set.js';
+
+/** PROTOCOL §2.9 assignments `invariantViolations` texts, using the consumable set instead of "readable" (SPEC §7). Also report a shard held (current/granted/revoking) by two live members. */
+export function invariantViolations(stream: StreamDoc, group: GroupDoc): string[] {
+  const out: string[] = [];
+  const targetOwners = new Map<number, string[]>();
+  for (const id of Object.keys(group.targetAssignments).sort(compareIds)) {
+    if (!group.members[id]) out.push(`target assignment references unknown member ${id}`);
+    for (const s of group.targetAssignments[id] ?? [])
+      targetOwners.set(s, [...(targetOwners.get(s) ?? []), id]);
+  }
+
+  // Removed shards with drain evidence are consumable but deliberately in no target (SPEC §7),
+  // so "no target owner" is checked over the assignable part of the consumable set.
+  const someActive = Object.values(group.members).some((m) => m.state === 'ACTIVE');
+  if (someActive) {
+    for (const s of assignableShards(stream)) {
+      if (!targetOwners.has(s)) out.push(`readable shard ${shardText(s)} has no target owner`);
+    }
+  }
+  const consumable = new Set(consumableShards(stream));
+  for (const [s, owners] of [...targetOwners].sort((a, b) => a[0] - b[0])) {
+    if (owners.length > 1 && consumable.has(s)) {
+      out.push(`readable shard ${shardText(s)} has duplicate target owners [${owners.join(', ')}]`);
+    }
+  }
+
+  if (group.state !== 'EMPTY' && group.assignmentEpoch !== group.groupEpoch) {
+    out.push(`assignmentEpoch ${group.assignmentEpoch} does not match groupEpoch ${group.groupEpoch}`);
+  }
+
+  const holders = new Map<number, string[]>();
+  for (const m of membersInOrder(group)) {
+    if (!blocksOthers(m)) continue;
+    for (const s of holdings(m)) holders.set(s, [...(holders.get(s) ?? []), m.memberId]);
+  }
+  for (const [s, ids] of [...holders].sort((a, b) => a[0] - b[0])) {
+    if (ids.length > 1) out.push(`shard ${shardText(s)} is held by more than one member [${ids.join(', ')}]`);
+  }
+  return out;
+}
+
+/** targetAssignmentSummary / currentAssignmentSummary of GroupResponse (PROTOCOL §2.2). */
+export function assignmentSummaries(group: GroupDoc): {
+  target: Record<string, number>;
+  current: Record<string, number>;
+} {
+  const target: Record<string, number> = {};
+  const current: Record<string, number> = {};
+  for (const m of membersInOrder(group)) {
+    if (isLive(m.state)) target[m.memberId] = group.targetAssignments[m.memberId]?.length ?? 0;
+    if ((isLive(m.state) || m.state === 'LEAVING') && m.currentAssignment.length > 0) {
+      current[m.memberId] = m.currentAssignment.length;
+    }
+  }
+  return { target, current };
+}
+
+/** The reference's rendering of a shard in operator texts. */
+function shardText(shard: number): string {
+  return `ShardId(shardIndex=${shard})`;
+}

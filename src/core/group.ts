@@ -1,0 +1,185 @@
+/**
+ * Group-level building blocks shared by heartbeat processing and housekeeping: who holds
+ * which shard, what blocks whom, reconcile (targets + group state) and counter bumps.
+ *
+ * Functions taking a `draft` mutate it; callers pass a private copy (`cloneGroup`), never a
+ * document they were given.
+ */
+import { computeTargetAssignment } from './assignment.js';
+import {
+  assignableShards,
+  type GroupDoc,
+  type GroupState,
+  isLive,
+  type MemberRecord,
+  type StreamDoc,
+} from './model.js';
+import { compareIds, sameShards, sortedShards, union } from './shard-set.js';
+
+/** New group doc at creation: groupEpoch 1, metadataVersion 1, assignmentEpoch 1, state EMPTY, no members. */
+export function newGroupDoc(streamPrefix: string, consumerGroup: string, now: number): GroupDoc {
+  return {
+    streamPrefix,
+    consumerGroup,
+    groupEpoch: 1,
+    assignmentEpoch: 1,
+    metadataVersion: 1,
+    state: 'EMPTY',
+    targetAssignments: {},
+    members: {},
+    metadataCorrection: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/**
+ * A private copy to mutate: every object and array the core ever changes in place is copied
+ * (cheaper than `structuredClone` for large groups; leaf arrays are replaced, never edited).
+ */
+export function cloneGroup(g: GroupDoc): GroupDoc {
+  const members: Record<string, MemberRecord> = {};
+  for (const [id, m] of Object.entries(g.members)) {
+    members[id] = {
+      ...m,
+      currentAssignment: [...m.currentAssignment],
+      grantedAssignment: [...m.grantedAssignment],
+      revoking: [...m.revoking],
+      shardProgress: m.shardProgress.map((p) => ({ ...p })),
+    };
+  }
+  const targetAssignments: Record<string, number[]> = {};
+  for (const [id, t] of Object.entries(g.targetAssignments)) targetAssignments[id] = [...t];
+  const round = g.metadataCorrection;
+  return {
+    ...g,
+    members,
+    targetAssignments,
+    metadataCorrection: round && { ...round, acknowledgedMembers: [...round.acknowledgedMembers] },
+  };
+}
+
+/**
+ * True when the member's holdings block other members: live or LEAVING members (PROTOCOL
+ * §3.7), and members fenced for a stale epoch or an ownership violation until their lease
+ * ends (SPEC §8.3).
+ */
+export function blocksOthers(m: MemberRecord): boolean {
+  return isLive(m.state) || m.state === 'LEAVING' || (m.state === 'FENCED' && m.fence === 'BLOCKING');
+}
+
+/**
+ * Everything a member may be reading: reported current, granted by our last answer, and
+ * reported non-terminally revoking. Granted counts because an answer we sent may already
+ * be acted on before the member reports it.
+ */
+export function holdings(m: MemberRecord): number[] {
+  return union(m.currentAssignment, m.grantedAssignment, m.revoking);
+}
+
+/** Members in id order. */
+export function membersInOrder(g: GroupDoc): MemberRecord[] {
+  return Object.values(g.members).sort((a, b) => compareIds(a.memberId, b.memberId));
+}
+
+/** Blocking holders of each shard (member ids), built once per decision. */
+export type HolderIndex = Map<number, string[]>;
+
+/** Indexes every blocking member's holdings by shard. */
+export function holderIndex(g: GroupDoc): HolderIndex {
+  const index: HolderIndex = new Map();
+  for (const m of Object.values(g.members)) {
+    if (!blocksOthers(m)) continue;
+    for (const list of [m.currentAssignment, m.grantedAssignment, m.revoking]) {
+      for (const s of list) {
+        const ids = index.get(s);
+        if (!ids) index.set(s, [m.memberId]);
+        else if (ids[ids.length - 1] !== m.memberId) ids.push(m.memberId);
+      }
+    }
+  }
+  return index;
+}
+
+/** True when a member other than `memberId` holds `shard`. */
+export function heldByOther(index: HolderIndex, shard: number, memberId: string): boolean {
+  return (index.get(shard) ?? []).some((id) => id !== memberId);
+}
+
+/** The member's target shards (sorted; empty when it has none). */
+export function targetOf(g: GroupDoc, memberId: string): number[] {
+  return g.targetAssignments[memberId] ?? [];
+}
+
+/** B of PROTOCOL §3.6: the member's target shards still held by another member. */
+export function blockedFor(g: GroupDoc, memberId: string, index: HolderIndex = holderIndex(g)): number[] {
+  return targetOf(g, memberId).filter((s) => heldByOther(index, s, memberId));
+}
+
+/** Group state of PROTOCOL §4.2 for the current targets and holdings. */
+export function groupStateOf(g: GroupDoc): GroupState {
+  const live = Object.values(g.members).filter((m) => isLive(m.state));
+  if (live.length === 0) return 'EMPTY';
+  const index = holderIndex(g);
+  for (const m of live) {
+    const blocked = blockedFor(g, m.memberId, index);
+    if (blocked.length > 0) return 'RECONCILING';
+    if (!sameShards(m.currentAssignment, targetOf(g, m.memberId))) return 'RECONCILING';
+  }
+  return 'STABLE';
+}
+
+/** Reconcile (PROTOCOL §4.1–4.2): new targets over the assignable set, assignmentEpoch := groupEpoch, state. */
+export function reconcileDraft(stream: StreamDoc, draft: GroupDoc): void {
+  // The assignor sorts the ids itself.
+  const live = Object.values(draft.members)
+    .filter((m) => isLive(m.state))
+    .map((m) => m.memberId);
+  draft.targetAssignments = computeTargetAssignment(live, assignableShards(stream), draft.targetAssignments);
+  draft.assignmentEpoch = draft.groupEpoch;
+  draft.state = groupStateOf(draft);
+}
+
+/** One `groupEpoch`/`metadataVersion` bump (PROTOCOL §4.4). */
+export function bumpBoth(draft: GroupDoc): void {
+  draft.groupEpoch += 1;
+  draft.metadataVersion += 1;
+}
+
+/** Shards a member still has to give up: `(current ∪ revoking) − target` (PROTOCOL §3.7). */
+export function toRelease(g: GroupDoc, m: MemberRecord): number[] {
+  if (m.currentAssignment.length === 0 && m.revoking.length === 0) return [];
+  const target = new Set(targetOf(g, m.memberId));
+  const out: number[] = [];
+  for (const s of m.currentAssignment) if (!target.has(s)) out.push(s);
+  for (const s of m.revoking) if (!target.has(s)) out.push(s);
+  return out.length === 0 ? out : sortedShards(out);
+}
+
+/** Members whose rebalance deadline is tracked: ACTIVE/STARTING/LEAVING. */
+export function tracksDeadline(m: MemberRecord): boolean {
+  return isLive(m.state) || m.state === 'LEAVING';
+}
+
+/**
+ * Fences a member (PROTOCOL §3.4): FENCED, `memberEpoch := max(groupEpoch+1, memberEpoch+1)`,
+ * deadline cleared. `BLOCKING` keeps its holdings recorded (they block others until its rejoin
+ * or lease end, SPEC §8.3); `RELEASED` clears them. The caller bumps once per pass.
+ */
+export function fenceDraft(draft: GroupDoc, memberId: string, kind: 'BLOCKING' | 'RELEASED'): void {
+  const m = draft.members[memberId];
+  if (!m) return;
+  m.state = 'FENCED';
+  m.fence = kind;
+  m.memberEpoch = Math.max(draft.groupEpoch + 1, m.memberEpoch + 1);
+  m.previousEpoch = null;
+  m.rebalanceDeadlineAt = null;
+  if (kind === 'RELEASED') releaseHoldings(m);
+}
+
+/** Forgets a member's holdings (they no longer block anyone). */
+export function releaseHoldings(m: MemberRecord): void {
+  m.currentAssignment = [];
+  m.grantedAssignment = [];
+  m.revoking = [];
+}

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { durablyEqual, housekeepGroup, newlyExpired, reconcileGroup } from './housekeeping.js';
+import { CONFIG, Driver, deepFreeze, streamDoc } from './testing/fixtures.js';
+
+/** A on [0,1], B on [2,3] of 4 shards, epochs 3, STABLE. */
+function twoSettled(): Driver {
+  const d = new Driver(streamDoc(4));
+  d.joinAndSettle('A');
+  d.beat('B', { epoch: 0, mv: 0 });
+  const a = d.beat('A', { epoch: 2, mv: 2, owned: [0, 1, 2, 3] });
+  d.beat('A', { epoch: 3, mv: 3, owned: a.assignedShards });
+  const b = d.beat('B', { epoch: 3, mv: 3 });
+  d.beat('B', { epoch: 3, mv: 3, owned: b.assignedShards });
+  return d;
+}
+
+describe('housekeeping > sweep pass', () => {
+  it('returns the very same object when nothing is due', () => {
+    const d = twoSettled();
+    const group = deepFreeze(structuredClone(d.group));
+    d.advance(5000);
+    expect(housekeepGroup({ stream: d.stream, group, config: CONFIG, now: d.now })).toBe(group);
+  });
+
+  it('is idempotent at one instant', () => {
+    const d = twoSettled();
+    d.advance(CONFIG.memberLeaseTtlMs + 1);
+    const once = housekeepGroup({ stream: d.stream, group: d.group, config: CONFIG, now: d.now });
+    expect(once).not.toBe(d.group);
+    expect(housekeepGroup({ stream: d.stream, group: once, config: CONFIG, now: d.now })).toBe(once);
+  });
+
+  it('expires silent members, reports them for the commit re-check, and leaves the input untouched', () => {
+    const d = twoSettled();
+    const before = deepFreeze(structuredClone(d.group));
+    d.advance(CONFIG.memberLeaseTtlMs + 1);
+    const after = housekeepGroup({ stream: d.stream, group: before, config: CONFIG, now: d.now });
+    expect(newlyExpired(before, after)).toEqual([
+      { memberId: 'A', observedLeaseExpiresAt: before.members.A!.memberLeaseExpiresAt },
+      { memberId: 'B', observedLeaseExpiresAt: before.members.B!.memberLeaseExpiresAt },
+    ]);
+    expect(after.updatedAt).toBe(d.now);
+    expect(newlyExpired(after, after)).toEqual([]);
+  });
+
+  it('does not touch an open metadata-correction round', () => {
+    const d = twoSettled();
+    d.group = { ...d.group, metadataVersion: 2 };
+    d.beat('A', { epoch: 3, mv: 3, owned: [0, 1] });
+    const round = d.group.metadataCorrection;
+    d.advance(1000);
+    expect(d.housekeep().metadataCorrection).toEqual(round);
+  });
+});
+
+describe('housekeeping > reconcile after a shard-count change', () => {
+  it('retargets over the new assignable set without bumping, and starts rebalance deadlines', () => {
+    const d = twoSettled();
+    const stream = { ...d.stream, shardCount: 2 };
+    const bumped = {
+      ...d.group,
+      groupEpoch: d.group.groupEpoch + 1,
+      metadataVersion: d.group.metadataVersion + 1,
+    };
+    const g = reconcileGroup(stream, bumped, CONFIG, d.now);
+    expect(g).toMatchObject({ groupEpoch: 4, assignmentEpoch: 4, metadataVersion: 4, state: 'RECONCILING' });
+    expect(g.targetAssignments).toEqual({ A: [0], B: [1] });
+    expect(g.members.A?.rebalanceDeadlineAt).toBe(d.now + CONFIG.rebalanceTimeoutMs);
+    expect(g.members.B?.rebalanceDeadlineAt).toBe(d.now + CONFIG.rebalanceTimeoutMs);
+  });
+
+  it('returns the same object when nothing changes', () => {
+    const d = twoSettled();
+    expect(reconcileGroup(d.stream, d.group, CONFIG, d.now)).toBe(d.group);
+  });
+});
+
+describe('housekeeping > durable equality', () => {
+  it('ignores leases, heartbeat times, progress and the group updatedAt', () => {
+    const d = twoSettled();
+    const a = d.group;
+    d.advance(2000);
+    d.beat('A', { epoch: 3, mv: 3, owned: [0, 1], progress: [0] });
+    expect(d.group.members.A?.lastHeartbeatAt).not.toBe(a.members.A?.lastHeartbeatAt);
+    expect(durablyEqual(a, d.group)).toBe(true);
+    expect(durablyEqual(a, { ...d.group, updatedAt: 1 })).toBe(true);
+  });
+
+  it('sees every other change', () => {
+    const d = twoSettled();
+    const a = d.group;
+    const granted = structuredClone(a);
+    granted.members.A!.grantedAssignment = [0];
+    expect(durablyEqual(a, granted)).toBe(false);
+    expect(durablyEqual(a, { ...a, state: 'RECONCILING' })).toBe(false);
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * The StreamInspector port: the read-only Redis commands the monitoring endpoints need
+ * (PROTOCOL §2.9–2.10) and nothing more. Every method is a pure read: nothing here creates a
+ * key, moves a consumer group or acknowledges a record.
+ *
+ * Failures never surface as errors: a missing key or a Redis error degrades to nulls, zeros or
+ * empty lists, so a dashboard keeps rendering what it can (PROTOCOL §2.9 "Redis errors degrade
+ * to zeros/nulls").
+ */
+
+/** Direction of a range read: FORWARD = `XRANGE` (oldest first), BACKWARD = `XREVRANGE`. */
+export type RangeDirection = 'FORWARD' | 'BACKWARD';
+
+/** What `XINFO STREAM` says about one stream key. */
+export interface StreamInfo {
+  /** `XLEN`. */
+  length: number;
+  /** Id of the oldest entry, null when the stream is empty. */
+  firstRecordId: string | null;
+  /** Id of the newest entry, null when the stream is empty. */
+  lastRecordId: string | null;
+  /** The stream's last generated id (survives deletion of the entry). */
+  lastGeneratedId: string | null;
+  /** Entries ever added (Redis ≥ 7.0), null when the server does not report it. */
+  entriesAdded: number | null;
+}
+
+/** One entry of `XINFO GROUPS`. */
+export interface ConsumerGroupInfo {
+  name: string;
+  consumers: number | null;
+  /** Size of the group's pending entries list. */
+  pending: number | null;
+  lastDeliveredId: string | null;
+  entriesRead: number | null;
+  /** Entries not yet delivered to the group; null when Redis cannot tell (e.g. after an XDEL). */
+  lag: number | null;
+}
+
+/** Everything monitoring reads about one shard stream, in one round trip. */
+export interface ShardReading {
+  streamKey: string;
+  /** Null when the key is missing or the read failed. */
+  stream: StreamInfo | null;
+  /** Every consumer group of the stream; null when the key is missing or the read failed. */
+  groups: ConsumerGroupInfo[] | null;
+  /** `MEMORY USAGE` in bytes; null when the key is missing or the read failed. */
+  memoryUsageBytes: number | null;
+}
+
+/** One stream entry. */
+export interface StreamRecord {
+  id: string;
+  /** Field → value, in a null-prototype object (any field name is safe). */
+  fields: Record<string, string>;
+}
+
+/** A bounded range read. Bounds are inclusive; null means the open end (`-` / `+`). */
+export interface RangeQuery {
+  direction: RangeDirection;
+  /** Where reading starts: the low bound for FORWARD, the high bound for BACKWARD. */
+  from: string | null;
+  /** Where reading stops (inclusive). @default null (open end) */
+  to?: string | null;
+  /** `COUNT`, at least 1. */
+  count: number;
+}
+
+/** The Cluster master serving a hash slot, and the slot range it was found in. */
+export interface SlotOwner {
+  /** `host:port` of the master. */
+  endpoint: string;
+  nodeId: string | null;
+  slotRangeStart: number;
+  slotRangeEnd: number;
+}
+
+/** Read-only Redis access for monitoring. */
+export interface StreamInspector {
+  /** True on Redis Cluster (slot owners are known), false on a standalone server. */
+  readonly clustered: boolean;
+  /** `XINFO STREAM`, `XINFO GROUPS` and `MEMORY USAGE` of each key, in the order given. */
+  readShards(keys: readonly string[]): Promise<ShardReading[]>;
+  /** `XINFO STREAM` of each key, in the order given (null: missing key or failed read). */
+  streams(keys: readonly string[]): Promise<Array<StreamInfo | null>>;
+  /** `XRANGE`/`XREVRANGE … COUNT n`; an empty list when the key is missing or the read failed. */
+  range(key: string, query: RangeQuery): Promise<StreamRecord[]>;
+  /** Master of each slot (Cluster only; empty on standalone or when the slot table is unavailable). */
+  slotOwners(slots: readonly number[]): Promise<Map<number, SlotOwner>>;
+}
+
+/** The `XINFO GROUPS` entry of `group` in a reading, or null when the group is not on the stream. */
+export function groupOf(reading: ShardReading, group: string): ConsumerGroupInfo | null {
+  return reading.groups?.find((g) => g.name === group) ?? null;
+}
