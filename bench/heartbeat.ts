@@ -122,8 +122,13 @@ async function benchSize(redisUrl: string, n: number, trials: number): Promise<H
   for (let r = 0; r < 10 && !done; r++) done = await round(members, async () => converged(await loadGroup()));
   const leaveIntervals = (clock.now() - leaveAt) / INTERVAL;
 
-  // Steady state: register fingerprints, then count one round.
-  await round(members);
+  // Steady state: rounds until one writes no document (revision unchanged), one more so every
+  // member's fingerprint carries the final revision, then count one round.
+  for (let r = 0; r < 10; r++) {
+    const before = (await store.load(prefix, []))!.revision;
+    await round(members);
+    if ((await store.load(prefix, []))!.revision === before) break;
+  }
   await round(members);
   const info = new Redis(redisUrl, { protocol: 2 });
   await info.config('RESETSTAT');
