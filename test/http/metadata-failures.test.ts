@@ -85,16 +85,36 @@ describe.each(backends)('stored metadata failures ($name)', (backend) => {
     expect(await stack.redis.hgetall(key)).toEqual(stored);
   });
 
-  it('deleted group metadata answers 404 and UNKNOWN_MEMBER_ID, and is not recreated', async () => {
+  it.each([
+    ['the group document', 'group'],
+    ['the stream document', 'stream'],
+  ])('deleting %s → 500 METADATA_CORRUPT everywhere, nothing recreated', async (_n, which) => {
     stack = makeStack(backend);
     const { p, epoch } = await steadyGroup();
-    const k = groupKeys(stack.config.keyPrefix, p, p);
-    await stack.redis.del(k.group);
-    expect((await stack.call('GET', `/coord/v1/streams/${p}/groups/${p}`)).status).toBe(404);
-    expect((await stack.call('GET', `/coord/v1/streams/${p}/groups/${p}/producer-routing`)).status).toBe(404);
+    const g = groupKeys(stack.config.keyPrefix, p, p);
+    const key = which === 'group' ? g.group : streamKeys(stack.config.keyPrefix, p).stream;
+    await stack.redis.del(key);
+    for (const [method, path] of endpoints(p)) {
+      const res = await stack.call(method!, path!);
+      expect(res.status, path).toBe(500);
+      expect(res.body.errorCode).toBe('METADATA_CORRUPT');
+    }
     const hb = await heartbeat(stack, p, p, 'A', { epoch, mv: 2, owned: [0, 1] });
-    expect(hb.status).toBe(200);
+    expect(hb.status).toBe(500);
+    expect(hb.body.errorCode).toBe('METADATA_CORRUPT');
+    const recreate = await stack.call('POST', `/coord/v1/streams/${p}/groups/${p}`, { requestedBy: 't' });
+    expect(recreate.status).toBe(500);
+    expect(await stack.redis.exists(key)).toBe(0);
+  });
+
+  it('a stream whose metadata was removed entirely is simply unknown (404, UNKNOWN_MEMBER_ID)', async () => {
+    stack = makeStack(backend);
+    const { p, epoch } = await steadyGroup();
+    const g = groupKeys(stack.config.keyPrefix, p, p);
+    await stack.redis.del(g.group);
+    await stack.redis.del(streamKeys(stack.config.keyPrefix, p).stream);
+    expect((await stack.call('GET', `/coord/v1/streams/${p}/groups/${p}`)).status).toBe(404);
+    const hb = await heartbeat(stack, p, p, 'A', { epoch, mv: 2, owned: [0, 1] });
     expect(hb.body.status).toBe('UNKNOWN_MEMBER_ID');
-    expect(await stack.redis.exists(k.group)).toBe(0);
   });
 });

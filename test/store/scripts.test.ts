@@ -9,7 +9,7 @@ import { backends, uniquePrefix } from '../support/redis.js';
 const PINNED: Record<string, string> = {
   'release-lock': 'c89cee65b7ab260d98c281f3c3eb6fa7c992cdd2',
   commit: '18f103742c274228d795ee6a3caffa9e63a6c45f',
-  load: '20bbb5f20766148ce334afed0df59194c41f7c4a',
+  load: 'be0831d10d79429598d38b898c95f0bda68d8bb8',
   'fast-heartbeat': '9a4a31d5b7deb0bc7ba29c1ab41155ef36ea5c9c',
   provision: '855ece8fe536d75a5ab2074432212dd185224cba',
 };

@@ -62,6 +62,9 @@ export function decodeLoadReply(
   reply: unknown,
   requested: string[] | 'all',
 ): StreamSnapshot | null {
+  if (Array.isArray(reply) && Number(reply[0]) === -1) {
+    throw corrupt(prefix, `group "${str(reply[1]) ?? ''}" has a document but the stream document is missing`);
+  }
   if (!Array.isArray(reply) || Number(reply[0]) !== 1) return null;
   const revision = parseRevision(prefix, str(reply[1]) ?? reply[1]);
   const stream = parseStreamDoc(prefix, str(reply[2]));
@@ -69,8 +72,11 @@ export function decodeLoadReply(
   for (const entry of reply.slice(3) as unknown[][]) {
     const name = str(entry[0]) ?? '';
     if (Number(entry[1]) !== 1) {
-      // A group the stream document lists must exist; a named group may simply be absent.
-      if (requested === 'all') throw corrupt(prefix, `group "${name}" is listed but has no document`);
+      // A group the stream document lists must exist (its metadata was deleted behind our back:
+      // fail closed); a group it does not list is simply absent.
+      if (requested === 'all' || stream.groups.includes(name)) {
+        throw corrupt(prefix, `group "${name}" is listed but has no document`);
+      }
       continue;
     }
     const doc = parseGroupDoc(prefix, name, str(entry[3]));

@@ -7,13 +7,19 @@
  * For 'all' the group names come from the stream doc's `groups` list, read in this script; their
  * keys are built here from KEYS[1] (same hash tag, so same slot on Cluster).
  *
- * Returns {0} when the stream hash does not exist, else
+ * Returns {0} when the stream hash does not exist, {-1, name} when it does not but a named group's
+ * hash does (metadata deleted behind the coordinator's back), else
  * {1, streamRev, streamDoc, group...} with each group {name, 0} (missing) or
  * {name, 1, rev, doc, {member, score, ...} leases, {member, liveJson, ...} live}.
  */
 import type { LuaScript } from './lua-script.js';
 
 const lua = `if redis.call('EXISTS', KEYS[1]) == 0 then
+  for i = 2, #ARGV do
+    if redis.call('EXISTS', KEYS[(i - 1) * 4 - 2]) == 1 then
+      return { -1, ARGV[i] }
+    end
+  end
   return { 0 }
 end
 local s = redis.call('HMGET', KEYS[1], 'rev', 'doc')
@@ -55,4 +61,4 @@ return out
 `;
 
 /** Reads the stream hash and the requested groups' hashes, leases and live entries. */
-export const LOAD: LuaScript = { name: 'load', lua, sha1: '20bbb5f20766148ce334afed0df59194c41f7c4a' };
+export const LOAD: LuaScript = { name: 'load', lua, sha1: 'be0831d10d79429598d38b898c95f0bda68d8bb8' };
