@@ -1,0 +1,117 @@
+/**
+ * Grafana routes under `/monitoring/grafana` (PROTOCOL §2.10): flat JSON arrays for dashboard
+ * variables and tables. Blank name parameters answer `[]` (or widen `/shards` to every group);
+ * rates come from this instance's in-memory observations.
+ */
+import { type Context, Hono } from 'hono';
+import type { GroupSnapshot } from '../../coordinator-api.js';
+import type { AppEnv, ResolvedDeps } from '../context.js';
+import {
+  consumerGroupOptions,
+  grafanaAssignmentRows,
+  grafanaGroupRow,
+  grafanaMemberRows,
+  grafanaShardRows,
+  shardOptions,
+  streamOptions,
+} from '../grafana-views.js';
+import { grafanaName, requireInspector } from '../monitoring-query.js';
+import { ShardRateObserver } from '../shard-rates.js';
+import { grafanaMessages } from './grafana-messages.js';
+import { readGroupOffsets } from './offsets.js';
+
+const BASE = '/monitoring/grafana';
+/** Groups whose shards are read at the same time (each read is already pipelined per shard). */
+const GROUP_CONCURRENCY = 8;
+
+/** `fn` over `items` in batches of `GROUP_CONCURRENCY`, results in input order. */
+async function inBatches<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += GROUP_CONCURRENCY) {
+    out.push(...(await Promise.all(items.slice(i, i + GROUP_CONCURRENCY).map(fn))));
+  }
+  return out;
+}
+
+/** Routes under `/coord/v1/monitoring/grafana`. */
+export function grafanaRoutes(deps: ResolvedDeps): Hono<AppEnv> {
+  const { coordinator } = deps;
+  const rates = new ShardRateObserver();
+  const app = new Hono<AppEnv>();
+
+  /** The group named by both query parameters, or null when either is blank. */
+  const namedGroup = async (c: Context<AppEnv>): Promise<GroupSnapshot | null> => {
+    const prefix = grafanaName(c, 'streamPrefix', true);
+    const group = grafanaName(c, 'consumerGroup', true);
+    if (prefix === null || group === null) return null;
+    return coordinator.getGroup(prefix, group);
+  };
+
+  /** Offsets of `snap` and its shards' rates, recorded as one observation at the request time. */
+  const observe = async (c: Context<AppEnv>, snap: GroupSnapshot) => {
+    const { offsets, samples } = await readGroupOffsets(requireInspector(deps.inspector), snap);
+    const shardRates = rates.observe(
+      snap.group.streamPrefix,
+      snap.group.consumerGroup,
+      c.get('now'),
+      samples,
+    );
+    return { offsets, shardRates };
+  };
+
+  app.get(`${BASE}/groups`, async (c) => {
+    requireInspector(deps.inspector);
+    const snaps = await coordinator.listGroups();
+    rates.retain(snaps.map((s) => [s.group.streamPrefix, s.group.consumerGroup] as const));
+    const rows = await inBatches(snaps, async (snap) => {
+      const { offsets, shardRates } = await observe(c, snap);
+      return grafanaGroupRow(snap, offsets, shardRates);
+    });
+    return c.json(rows);
+  });
+
+  app.get(`${BASE}/options/streams`, async (c) => c.json(streamOptions(await coordinator.listGroups())));
+
+  app.get(`${BASE}/options/consumer-groups`, async (c) => {
+    const prefix = grafanaName(c, 'streamPrefix', false);
+    return c.json(consumerGroupOptions(await coordinator.listGroups(), prefix));
+  });
+
+  app.get(`${BASE}/options/shards`, async (c) => {
+    const snap = await namedGroup(c);
+    return c.json(snap === null ? [] : shardOptions(snap.stream));
+  });
+
+  app.get(`${BASE}/members`, async (c) => {
+    const snap = await namedGroup(c);
+    return c.json(snap === null ? [] : grafanaMemberRows(snap.group));
+  });
+
+  app.get(`${BASE}/shards`, async (c) => {
+    const prefix = grafanaName(c, 'streamPrefix', true);
+    const group = grafanaName(c, 'consumerGroup', true);
+    requireInspector(deps.inspector);
+    const snaps =
+      prefix !== null && group !== null
+        ? [await coordinator.getGroup(prefix, group)]
+        : (await coordinator.listGroups()).filter(
+            (s) =>
+              (prefix === null || s.group.streamPrefix === prefix) &&
+              (group === null || s.group.consumerGroup === group),
+          );
+    const rows = await inBatches(snaps, async (snap) => {
+      const { offsets, shardRates } = await observe(c, snap);
+      return grafanaShardRows(snap, offsets, shardRates);
+    });
+    return c.json(rows.flat());
+  });
+
+  app.get(`${BASE}/assignments`, async (c) => {
+    const snap = await namedGroup(c);
+    return c.json(snap === null ? [] : grafanaAssignmentRows(snap));
+  });
+
+  app.get(`${BASE}/messages`, async (c) => c.json(await grafanaMessages(c, deps)));
+
+  return app;
+}

@@ -1,0 +1,55 @@
+/**
+ * `GET /monitoring/streams/{p}/groups/{g}/offsets` (PROTOCOL §2.9): per-shard length, ids, lag,
+ * pending and memory over the consumable set (SPEC §7), with Cluster placement when clustered.
+ */
+import { Hono } from 'hono';
+import type { GroupSnapshot } from '../../coordinator-api.js';
+import { consumableShards } from '../../core/model.js';
+import { redisSlot } from '../../routing/slot.js';
+import { groupOf, type SlotOwner, type StreamInspector } from '../../store/inspector.js';
+import type { AppEnv, ResolvedDeps } from '../context.js';
+import { pathParams } from '../input.js';
+import { requireInspector } from '../monitoring-query.js';
+import { offsetsView, type StreamShardOffsetsJson, shardKey } from '../monitoring-views.js';
+import type { ShardSample } from '../shard-rates.js';
+
+/** Offsets of a group plus the raw samples rate observation needs. */
+export interface GroupOffsets {
+  offsets: StreamShardOffsetsJson;
+  samples: ShardSample[];
+}
+
+/** Reads every consumable shard of the group's stream and builds its offsets. */
+export async function readGroupOffsets(
+  inspector: StreamInspector,
+  snap: GroupSnapshot,
+): Promise<GroupOffsets> {
+  const shards = consumableShards(snap.stream);
+  const keys = shards.map((i) => shardKey(snap.stream.streamPrefix, i));
+  const [readings, owners] = await Promise.all([
+    inspector.readShards(keys),
+    inspector.clustered ? inspector.slotOwners(keys.map(redisSlot)) : new Map<number, SlotOwner>(),
+  ]);
+  const samples = shards.map((shard, i): ShardSample => {
+    const reading = readings[i];
+    return {
+      shard,
+      streamLength: reading?.stream?.length ?? 0,
+      entriesAdded: reading?.stream?.entriesAdded ?? null,
+      lag: reading ? (groupOf(reading, snap.group.consumerGroup)?.lag ?? null) : null,
+    };
+  });
+  return { offsets: offsetsView(snap, shards, readings, owners), samples };
+}
+
+/** The offsets route. */
+export function offsetsRoutes(deps: ResolvedDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get('/monitoring/streams/:streamPrefix/groups/:consumerGroup/offsets', async (c) => {
+    const { streamPrefix, consumerGroup } = pathParams(c, ['streamPrefix', 'consumerGroup']);
+    const inspector = requireInspector(deps.inspector);
+    const snap = await deps.coordinator.getGroup(streamPrefix, consumerGroup);
+    return c.json((await readGroupOffsets(inspector, snap)).offsets);
+  });
+  return app;
+}
