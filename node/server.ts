@@ -9,6 +9,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { CoordinatorConfig } from '../src/config.js';
 import { Coordinator } from '../src/coordinator.js';
 import { createApp } from '../src/http/app.js';
+import { IoredisInspector } from '../src/store/ioredis-inspector.js';
 import { createIoredisClient, IoredisStore } from '../src/store/ioredis-store.js';
 import { createLogger, type LogFn } from './logger.js';
 import { enforceOpenMode } from './open-mode.js';
@@ -43,7 +44,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   const { config } = opts;
   const log = opts.log ?? createLogger();
   // Refuse a public bind before touching Redis or the network.
-  enforceOpenMode(config, opts.env ?? process.env, log);
+  enforceOpenMode(config, log);
 
   const client = createIoredisClient(
     config.redisClusterNodes.length > 0
@@ -53,7 +54,15 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   const store = new IoredisStore(client, { namespace: config.keyPrefix, ownsClient: true });
   const coordinator = new Coordinator({ store, config, log });
   let terminating = false;
-  const app = createApp({ coordinator, config, log, terminating: () => terminating, version: VERSION });
+  const inspector = new IoredisInspector(client);
+  const app = createApp({
+    coordinator,
+    config,
+    log,
+    terminating: () => terminating,
+    version: VERSION,
+    inspector,
+  });
 
   const inFlight = new InFlight();
   const server = createAdaptorServer({

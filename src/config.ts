@@ -3,6 +3,7 @@
  * Invalid configuration fails at start with a message naming the field.
  */
 import { z } from 'zod';
+import { type AuthConfig, DEFAULT_TOKEN_TTL_SECONDS, resolveAuthConfig } from './http/auth/auth-config.js';
 
 const bool = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])])
@@ -20,7 +21,14 @@ export const configSchema = z
     REDIS_CLUSTER_NODES: z
       .string()
       .optional()
-      .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []))
+      .transform((v) =>
+        v
+          ? v
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean)
+          : [],
+      )
       .pipe(z.array(z.string().regex(/^[^:\s]+:\d{1,5}$/, 'expected host:port'))),
     COORDINATOR_KEY_PREFIX: z
       .string()
@@ -41,6 +49,23 @@ export const configSchema = z
     COORDINATOR_MAX_BODY_BYTES: intIn(1024, 16 * 1024 * 1024).default(64 * 1024),
     /** How long a request waits for the per-stream mutex before answering 503. */
     COORDINATOR_LOCK_WAIT_MS: intIn(0, 60_000).default(5000),
+    /** Admin principal (all roles); @default 'admin' when a password or hash is set. */
+    COORDINATOR_ADMIN_USERNAME: z.string().optional(),
+    /** Plaintext admin password. No default: without credentials the service runs open. */
+    COORDINATOR_ADMIN_PASSWORD: z.string().optional(),
+    /** `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>` instead of a plaintext admin password. */
+    COORDINATOR_ADMIN_PASSWORD_HASH: z.string().optional(),
+    /** Comma-separated `user:password:ROLE|ROLE` (password may be a pbkdf2-sha256 hash). */
+    COORDINATOR_USERS: z.string().optional(),
+    /** HMAC key of bearer tokens; @default derived from the plaintext admin pair. */
+    COORDINATOR_TOKEN_SECRET: z.string().optional(),
+    COORDINATOR_TOKEN_TTL_SECONDS: intIn(1, 366 * 86_400).default(DEFAULT_TOKEN_TTL_SECONDS),
+    /** Heartbeats need MEMBER; @default true when credentials are configured. */
+    COORDINATOR_AUTHENTICATE_MEMBER_API: bool.optional(),
+    /** Explicitly run without credentials (the Worker refuses to serve open otherwise). @default false */
+    COORDINATOR_OPEN_MODE: bool.default(false),
+    /** Admin mutations per principal, stream and group per minute; 0 = off. @default 0 */
+    COORDINATOR_RATE_LIMIT_ADMIN_MUTATIONS_PER_MINUTE: intIn(0, 1_000_000).default(0),
   })
   .superRefine((c, ctx) => {
     if (c.COORDINATOR_HEARTBEAT_INTERVAL_MS >= c.COORDINATOR_MEMBER_LEASE_TTL_MS) {
@@ -56,6 +81,9 @@ export const configSchema = z
         path: ['COORDINATOR_DEFAULT_SHARD_COUNT'],
         message: 'must not exceed COORDINATOR_MAX_SHARD_COUNT',
       });
+    }
+    for (const issue of resolveAuthConfig(c).issues) {
+      ctx.addIssue({ code: 'custom', path: [issue.path], message: issue.message });
     }
   });
 
@@ -80,6 +108,12 @@ export interface CoordinatorConfig {
   sweepIntervalMs: number;
   maxBodyBytes: number;
   lockWaitMs: number;
+  /** Credentials, token and member-auth settings; null = open mode (no credentials). */
+  auth: AuthConfig | null;
+  /** COORDINATOR_OPEN_MODE: open mode was asked for explicitly (the Worker requires it). */
+  explicitOpenMode: boolean;
+  /** Admin mutations per principal, stream and group per minute; 0 = off. */
+  rateLimitAdminMutationsPerMinute: number;
 }
 
 /** Thrown for invalid configuration; the message names every offending field. */
@@ -120,5 +154,8 @@ export function parseConfig(env: Record<string, string | undefined>): Coordinato
     sweepIntervalMs: c.COORDINATOR_SWEEP_INTERVAL_MS,
     maxBodyBytes: c.COORDINATOR_MAX_BODY_BYTES,
     lockWaitMs: c.COORDINATOR_LOCK_WAIT_MS,
+    auth: resolveAuthConfig(c).auth,
+    explicitOpenMode: c.COORDINATOR_OPEN_MODE,
+    rateLimitAdminMutationsPerMinute: c.COORDINATOR_RATE_LIMIT_ADMIN_MUTATIONS_PER_MINUTE,
   };
 }

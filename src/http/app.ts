@@ -3,12 +3,16 @@
  */
 import { Hono } from 'hono';
 import { methodNotAllowed } from 'hono/method-not-allowed';
+import { createAuth } from './auth/mount.js';
 import { type AppDeps, type AppEnv, resolveDeps } from './context.js';
 import { createErrorHandler, methodNotAllowedResponse, notFoundHandler } from './errors.js';
 import { actuatorRoutes } from './routes/actuator.js';
 import { adminRoutes } from './routes/admin.js';
+import { grafanaRoutes } from './routes/grafana.js';
 import { memberRoutes } from './routes/members.js';
+import { messagesRoutes } from './routes/messages.js';
 import { monitoringRoutes } from './routes/monitoring.js';
+import { offsetsRoutes } from './routes/offsets.js';
 import { routingRoutes } from './routes/routing.js';
 
 export type { AppDeps, AppEnv, Logger, LogLevel } from './context.js';
@@ -28,11 +32,18 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
   // Turns the JSON 404 of a known path called with the wrong method into a JSON 405.
   app.use(methodNotAllowed({ app, onMethodNotAllowed: methodNotAllowedResponse }));
+  // Authentication (then the optional rate limit) before every /coord/v1 route, so no route can skip it.
+  const auth = createAuth(d);
+  app.use(`${API_BASE}/*`, ...auth.middleware);
+  app.route(API_BASE, auth.routes);
 
   app.route(API_BASE, adminRoutes(d));
   app.route(API_BASE, routingRoutes(d));
   app.route(API_BASE, memberRoutes(d));
   app.route(API_BASE, monitoringRoutes(d));
+  app.route(API_BASE, offsetsRoutes(d));
+  app.route(API_BASE, messagesRoutes(d));
+  app.route(API_BASE, grafanaRoutes(d));
   app.route('/', actuatorRoutes(d));
 
   app.notFound(notFoundHandler);

@@ -4,6 +4,8 @@
  */
 import type { CoordinatorConfig } from '../config.js';
 import type { CoordinatorApi } from '../coordinator-api.js';
+import type { StreamInspector } from '../store/inspector.js';
+import type { Principal } from './auth/authenticator.js';
 
 /** Log levels of the one-line structured logger. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -23,10 +25,12 @@ export interface AppDeps {
   terminating?: () => boolean;
   /** Build info for /actuator/info. @default 'unknown' */
   version?: string;
+  /** Read-only Redis access for offsets/messages/Grafana; without it those routes answer 503 REDIS_NOT_CONFIGURED. @default none */
+  inspector?: StreamInspector;
 }
 
 /** `AppDeps` with every default filled in. */
-export type ResolvedDeps = Required<AppDeps>;
+export type ResolvedDeps = Required<Omit<AppDeps, 'inspector'>> & { inspector: StreamInspector | null };
 
 /** Fills the defaults of `AppDeps`. */
 export function resolveDeps(deps: AppDeps): ResolvedDeps {
@@ -37,6 +41,7 @@ export function resolveDeps(deps: AppDeps): ResolvedDeps {
     log: deps.log ?? (() => {}),
     terminating: deps.terminating ?? (() => false),
     version: deps.version ?? 'unknown',
+    inspector: deps.inspector ?? null,
   };
 }
 
@@ -45,5 +50,7 @@ export interface AppEnv {
   Variables: {
     /** The request's clock reading (epoch ms), taken once when it arrives. */
     now: number;
+    /** Who the request acts as; null in open mode and on routes that need no role. */
+    principal: Principal | null;
   };
 }

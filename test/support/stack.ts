@@ -6,6 +6,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { type CoordinatorConfig, parseConfig } from '../../src/config.js';
 import { Coordinator } from '../../src/coordinator.js';
 import { createApp } from '../../src/http/app.js';
+import { IoredisInspector } from '../../src/store/ioredis-inspector.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';
 import { type Backend, uniquePrefix } from './redis.js';
 
@@ -71,7 +72,7 @@ export function makeStack(backend: Backend, opts: StackOptions = {}): Stack {
   const redis = backend.make();
   const store = new IoredisStore(client, { namespace: config.keyPrefix, ownsClient: true });
   const coordinator = new Coordinator({ store, config, now: clock.now });
-  const app = createApp({ coordinator, config, now: clock.now });
+  const app = createApp({ coordinator, config, now: clock.now, inspector: new IoredisInspector(client) });
   const call = async (method: string, path: string, body?: unknown): Promise<TestResponse> => {
     const init: RequestInit = { method };
     if (body !== undefined) {

@@ -1,0 +1,211 @@
+/**
+ * Turns the credential variables (SPEC §9) into the authentication settings, or `null` for
+ * open mode. Messages name variables and entry numbers, never a password, hash or secret.
+ */
+import { parseStoredPassword, type StoredPassword } from './password.js';
+import { isRole, ROLES, type Role, sortRoles } from './roles.js';
+
+/** Token lifetime when COORDINATOR_TOKEN_TTL_SECONDS is not set: 7 days, as the reference. */
+export const DEFAULT_TOKEN_TTL_SECONDS = 604_800;
+
+/** Admin username when only a password is configured. */
+export const DEFAULT_ADMIN_USERNAME = 'admin';
+
+/** Shortest accepted COORDINATOR_TOKEN_SECRET. */
+export const MIN_TOKEN_SECRET_LENGTH = 16;
+
+/** One principal that may log in. */
+export interface ConfiguredUser {
+  username: string;
+  /** Sorted held roles. */
+  roles: Role[];
+  password: StoredPassword;
+}
+
+/** Authentication settings; `CoordinatorConfig.auth` is null in open mode. */
+export interface AuthConfig {
+  /** The admin pair (all roles) first, then COORDINATOR_USERS in order. */
+  users: ConfiguredUser[];
+  /** HMAC key material for bearer tokens. */
+  tokenSecret: string;
+  /** @default 604800 */
+  tokenTtlSeconds: number;
+  /** Heartbeats need the MEMBER role. @default true */
+  authenticateMemberApi: boolean;
+}
+
+/** The credential variables, already type-checked by the config schema. */
+export interface AuthEnv {
+  COORDINATOR_ADMIN_USERNAME?: string | undefined;
+  COORDINATOR_ADMIN_PASSWORD?: string | undefined;
+  COORDINATOR_ADMIN_PASSWORD_HASH?: string | undefined;
+  COORDINATOR_USERS?: string | undefined;
+  COORDINATOR_TOKEN_SECRET?: string | undefined;
+  COORDINATOR_TOKEN_TTL_SECONDS: number;
+  COORDINATOR_AUTHENTICATE_MEMBER_API?: boolean | undefined;
+  COORDINATOR_OPEN_MODE: boolean;
+}
+
+/** A problem with one variable. */
+export interface AuthConfigIssue {
+  path: keyof AuthEnv;
+  message: string;
+}
+
+// No separators the Basic header or the token payload use, no whitespace or control characters.
+const USERNAME = /^[^\s:,\p{Cc}]{1,128}$/u;
+const USERNAME_RULE = 'must be 1-128 characters without spaces, ":" or ","';
+const ROLE_LIST = ROLES.join(', ');
+
+function present(v: string | undefined): v is string {
+  return v !== undefined && v.trim() !== '';
+}
+
+interface Parsed<T> {
+  value: T;
+  issues: AuthConfigIssue[];
+}
+
+/** One `user:password:ROLE|ROLE` entry, or what is wrong with it (never quoting it). */
+function parseUserEntry(entry: string): ConfiguredUser | { error: string } {
+  // The password sits between the first and the last colon, so it may contain colons and `$`.
+  const first = entry.indexOf(':');
+  const last = entry.lastIndexOf(':');
+  if (first <= 0 || first === last) return { error: 'expected user:password:ROLE|ROLE' };
+  const username = entry.slice(0, first).trim();
+  const secret = entry.slice(first + 1, last);
+  const roleNames = entry
+    .slice(last + 1)
+    .split('|')
+    .map((r) => r.trim().toUpperCase());
+  if (!USERNAME.test(username)) return { error: `username ${USERNAME_RULE}` };
+  if (secret === '') return { error: 'password is empty' };
+  if (!roleNames.every(isRole)) return { error: `roles must be among ${ROLE_LIST}, separated by "|"` };
+  const password = parseStoredPassword(secret);
+  if ('error' in password) return password;
+  return { username, roles: sortRoles(roleNames), password };
+}
+
+/** Parses COORDINATOR_USERS: `user:password:ROLE|ROLE`, comma-separated (1-based entry numbers). */
+export function parseUsers(raw: string | undefined): Parsed<ConfiguredUser[]> {
+  const users: ConfiguredUser[] = [];
+  const issues: AuthConfigIssue[] = [];
+  const entries = (raw ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  for (const [i, entry] of entries.entries()) {
+    const parsed = parseUserEntry(entry);
+    let error: string | null = null;
+    if ('error' in parsed) error = parsed.error;
+    else if (users.some((u) => u.username === parsed.username)) error = 'duplicate username';
+    else users.push(parsed);
+    if (error !== null) issues.push({ path: 'COORDINATOR_USERS', message: `entry #${i + 1}: ${error}` });
+  }
+  return { value: users, issues };
+}
+
+/** The admin principal (every role), or null when no admin password or hash is configured. */
+function parseAdmin(env: AuthEnv): Parsed<ConfiguredUser | null> {
+  const issues: AuthConfigIssue[] = [];
+  const username = present(env.COORDINATOR_ADMIN_USERNAME)
+    ? env.COORDINATOR_ADMIN_USERNAME.trim()
+    : DEFAULT_ADMIN_USERNAME;
+  const plain = present(env.COORDINATOR_ADMIN_PASSWORD) ? env.COORDINATOR_ADMIN_PASSWORD : undefined;
+  const hashed = present(env.COORDINATOR_ADMIN_PASSWORD_HASH)
+    ? env.COORDINATOR_ADMIN_PASSWORD_HASH.trim()
+    : undefined;
+  if (!USERNAME.test(username)) issues.push({ path: 'COORDINATOR_ADMIN_USERNAME', message: USERNAME_RULE });
+  if (plain !== undefined && hashed !== undefined) {
+    issues.push({
+      path: 'COORDINATOR_ADMIN_PASSWORD_HASH',
+      message: 'set either COORDINATOR_ADMIN_PASSWORD or COORDINATOR_ADMIN_PASSWORD_HASH, not both',
+    });
+  }
+  if (hashed !== undefined) {
+    const parsed = parseStoredPassword(hashed);
+    if ('error' in parsed || parsed.kind !== 'pbkdf2') {
+      const message = 'error' in parsed ? parsed.error : 'must start with pbkdf2-sha256$';
+      issues.push({ path: 'COORDINATOR_ADMIN_PASSWORD_HASH', message });
+      return { value: null, issues };
+    }
+    return { value: { username, roles: [...ROLES], password: parsed }, issues };
+  }
+  if (plain !== undefined) {
+    return { value: { username, roles: [...ROLES], password: { kind: 'plain', password: plain } }, issues };
+  }
+  if (present(env.COORDINATOR_ADMIN_USERNAME)) {
+    issues.push({
+      path: 'COORDINATOR_ADMIN_PASSWORD',
+      message: 'COORDINATOR_ADMIN_USERNAME is set but neither a password nor a password hash is',
+    });
+  }
+  return { value: null, issues };
+}
+
+/** The HMAC secret: explicit, or derived from the plaintext admin pair as the reference does. */
+function tokenSecret(env: AuthEnv, admin: ConfiguredUser | null): Parsed<string> {
+  const explicit = env.COORDINATOR_TOKEN_SECRET;
+  if (present(explicit)) {
+    if (explicit.length >= MIN_TOKEN_SECRET_LENGTH) return { value: explicit, issues: [] };
+    const message = `must be at least ${MIN_TOKEN_SECRET_LENGTH} characters`;
+    return { value: '', issues: [{ path: 'COORDINATOR_TOKEN_SECRET', message }] };
+  }
+  if (admin?.password.kind === 'plain') {
+    return {
+      value: `${admin.username}:${admin.password.password}:redis-stream-coordinator-token`,
+      issues: [],
+    };
+  }
+  const message =
+    'is required when no plaintext COORDINATOR_ADMIN_PASSWORD is configured (bearer tokens are signed with it)';
+  return { value: '', issues: [{ path: 'COORDINATOR_TOKEN_SECRET', message }] };
+}
+
+/** Authentication settings from the credential variables; `auth` is null in open mode. */
+export function resolveAuthConfig(env: AuthEnv): { auth: AuthConfig | null; issues: AuthConfigIssue[] } {
+  const admin = parseAdmin(env);
+  const users = parseUsers(env.COORDINATOR_USERS);
+  const issues = [...admin.issues, ...users.issues];
+  const anyCredentials =
+    present(env.COORDINATOR_ADMIN_PASSWORD) ||
+    present(env.COORDINATOR_ADMIN_PASSWORD_HASH) ||
+    present(env.COORDINATOR_USERS);
+
+  if (!anyCredentials) {
+    // Settings that only make sense with credentials would silently do nothing: refuse them.
+    if (present(env.COORDINATOR_TOKEN_SECRET)) {
+      issues.push({ path: 'COORDINATOR_TOKEN_SECRET', message: 'is set but no credentials are configured' });
+    }
+    if (env.COORDINATOR_AUTHENTICATE_MEMBER_API === true) {
+      const message = 'is true but no credentials are configured';
+      issues.push({ path: 'COORDINATOR_AUTHENTICATE_MEMBER_API', message });
+    }
+    return { auth: null, issues };
+  }
+  if (env.COORDINATOR_OPEN_MODE) {
+    issues.push({
+      path: 'COORDINATOR_OPEN_MODE',
+      message: 'cannot be true while credentials are configured',
+    });
+  }
+  if (present(env.COORDINATOR_USERS) && users.value.length === 0 && users.issues.length === 0) {
+    issues.push({ path: 'COORDINATOR_USERS', message: 'has no entries' });
+  }
+  const adminName = admin.value?.username;
+  if (users.value.some((u) => u.username === adminName)) {
+    issues.push({ path: 'COORDINATOR_USERS', message: 'an entry repeats the admin username' });
+  }
+  const secret = tokenSecret(env, admin.value);
+  issues.push(...secret.issues);
+  if (issues.length > 0) return { auth: null, issues };
+  return {
+    auth: {
+      users: admin.value ? [admin.value, ...users.value] : users.value,
+      tokenSecret: secret.value,
+      tokenTtlSeconds: env.COORDINATOR_TOKEN_TTL_SECONDS,
+      authenticateMemberApi: env.COORDINATOR_AUTHENTICATE_MEMBER_API ?? true,
+    },
+    issues,
+  };
+}

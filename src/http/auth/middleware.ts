@@ -1,0 +1,54 @@
+/**
+ * The authentication middleware on `/coord/v1/*`: resolves the principal from Basic or Bearer
+ * credentials and enforces the route's role. 401 and 403 carry empty bodies, as the reference.
+ */
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv, Logger } from '../context.js';
+import type { AuthConfig } from './auth-config.js';
+import type { Authenticator } from './authenticator.js';
+import { requiredRole } from './required-role.js';
+import { grants } from './roles.js';
+
+/** The challenge every 401 carries. */
+export const WWW_AUTHENTICATE = 'Basic realm="redis-stream-coordinator"';
+
+/** 401, empty body, Basic challenge. */
+export function unauthorized(): Response {
+  return new Response(null, { status: 401, headers: { 'www-authenticate': WWW_AUTHENTICATE } });
+}
+
+/** 403, empty body. */
+export function forbidden(): Response {
+  return new Response(null, { status: 403 });
+}
+
+/** Sets `principal` (null in open mode and on role-free routes) or answers 401/403. */
+export function authMiddleware(
+  auth: AuthConfig | null,
+  authenticator: Authenticator,
+  log: Logger,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    c.set('principal', null);
+    if (auth === null) return next();
+    const required = requiredRole(c.req.method, c.req.path, auth.authenticateMemberApi);
+    if (required === null) return next();
+    const principal = await authenticator.authenticate(c.req.header('authorization'), c.get('now'));
+    // Never log the header or anything derived from it.
+    if (principal === null) {
+      log('debug', 'unauthenticated request refused', { method: c.req.method, path: c.req.path });
+      return unauthorized();
+    }
+    if (!grants(principal.roles, required)) {
+      log('debug', 'request refused: role missing', {
+        method: c.req.method,
+        path: c.req.path,
+        user: principal.username,
+        required,
+      });
+      return forbidden();
+    }
+    c.set('principal', principal);
+    await next();
+  };
+}
