@@ -2,10 +2,15 @@
  * `npm run bench`: starts a private redis-server, runs every benchmark and prints tables of
  * ratios against baselines measured in the same run. Not part of `npm test`.
  *
- * Options (env): BENCH_SIZES (default "100,1000"), BENCH_TRIALS (default 3).
+ * Options (env): BENCH_SIZES (default "100,1000"), BENCH_TRIALS (default 3), BENCH_ONLY
+ * (comma-separated subset of heartbeat,producer,consumer; default all).
  */
+
+const selected = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
+const only = (name: string) => !selected || selected.includes(name);
 import { startStandalone } from '../test/support/redis-server.js';
 import { benchHeartbeats, type HeartbeatBenchRow } from './heartbeat.js';
+import { benchProducer } from './producer.js';
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -92,8 +97,9 @@ async function main(): Promise<void> {
     console.log(
       `# redis-stream-coordinator benchmarks (${new Date().toISOString()}, node ${process.version})\n`,
     );
-    const rows = await benchHeartbeats(redis.url, sizes, trials);
-    console.log(heartbeatTables(rows));
+    const rows = only('heartbeat') ? await benchHeartbeats(redis.url, sizes, trials) : [];
+    if (rows.length > 0) console.log(heartbeatTables(rows));
+    if (only('producer')) console.log(`\n${await benchProducer(redis.url)}`);
   } finally {
     await redis.stop();
   }

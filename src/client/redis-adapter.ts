@@ -1,0 +1,117 @@
+/**
+ * The narrow Redis port of the producer: the three operations it needs, whatever the client
+ * (ioredis on Node and Cluster, @upstash/redis at the edge). Adapters throw or report only
+ * `RedisCommandError`, never a client's raw error. No runtime imports: edge-safe.
+ */
+import { RedisCommandError } from './errors.js';
+import type { IdempotentReply } from './lua/idempotent-publish.js';
+
+/** Fields of one stream entry (written in `Object.entries` order). */
+export type EntryFields = Readonly<Record<string, string>>;
+
+/** One plain `XADD key NOMKSTREAM MAXLEN ~|= maxLen * …`. */
+export interface XaddWrite {
+  kind: 'xadd';
+  key: string;
+  maxLen: number;
+  approx: boolean;
+  fields: EntryFields;
+}
+
+/** One run of the idempotent-publish script on `key` and its marker. */
+export interface IdempotentWrite {
+  kind: 'idempotent';
+  key: string;
+  markerKey: string;
+  ttlSeconds: number;
+  maxLen: number;
+  approx: boolean;
+  fields: EntryFields;
+}
+
+/** A write to one shard. */
+export type ShardWrite = XaddWrite | IdempotentWrite;
+
+/** What became of one write of a pipeline. */
+export type WriteOutcome = IdempotentReply | { status: 'error'; error: RedisCommandError };
+
+/** The Redis operations the producer uses. */
+export interface ProducerRedis {
+  /** `XADD key NOMKSTREAM MAXLEN ~|= maxLen * f v …`: the new entry id, or null when the key does not exist. */
+  xaddNoMkStream(key: string, maxLen: number, approx: boolean, fields: EntryFields): Promise<string | null>;
+  /** Runs the idempotent-publish script (EVALSHA, EVAL on NOSCRIPT). */
+  evalIdempotent(write: Omit<IdempotentWrite, 'kind'>): Promise<IdempotentReply>;
+  /**
+   * Pipelines a batch given per shard: each group holds the writes for ONE shard key (hence one
+   * Cluster slot). On Redis Cluster every group is its own pipeline; where the server allows it
+   * (standalone Redis, Upstash) the groups may share one round trip, in the same order. Returns
+   * one outcome per write, grouped like the input. Never rejects: failures are outcomes.
+   */
+  pipelineShards(groups: readonly (readonly ShardWrite[])[]): Promise<WriteOutcome[][]>;
+}
+
+/** Arguments after the key of a producer XADD. */
+export function xaddArgs(maxLen: number, approx: boolean, fields: EntryFields): string[] {
+  const args = ['NOMKSTREAM', 'MAXLEN', approx ? '~' : '=', String(maxLen), '*'];
+  // for…in over own keys visits them in the same order as Object.entries, without its arrays.
+  for (const f in fields) if (Object.hasOwn(fields, f)) args.push(f, fields[f]!);
+  return args;
+}
+
+/** Splits `flat` (the outcomes of the concatenated groups) back into groups shaped like `groups`. */
+export function splitByGroups<T>(flat: readonly T[], groups: readonly (readonly unknown[])[]): T[][] {
+  const out: T[][] = [];
+  let at = 0;
+  for (const g of groups) {
+    out.push(flat.slice(at, at + g.length));
+    at += g.length;
+  }
+  return out;
+}
+
+/** Maps an XADD reply (entry id or nil) to an outcome. */
+export function xaddOutcome(reply: unknown): IdempotentReply {
+  if (reply === null || reply === undefined) return { status: 'missing' };
+  if (typeof reply === 'string') return { status: 'added', entryId: reply };
+  if (reply instanceof Uint8Array) return { status: 'added', entryId: new TextDecoder().decode(reply) };
+  throw new TypeError('unexpected XADD reply');
+}
+
+// Redis answers with these while it cannot serve for a moment (failover, loading, a busy script,
+// slot migration, memory pressure): the same command can succeed later.
+const TRANSIENT_REPLY = /^(LOADING|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|BUSY|MOVED|ASK|OOM|NOREPLICAS)\b/;
+
+/**
+ * Wraps a failure of a Redis client. `replyErrorNames` are the client's error names for an
+ * error *reply* — Redis saw the command and refused it, so nothing was written; any other
+ * failure (connection lost, timeout) may have happened after the command was applied.
+ */
+export function toRedisCommandError(
+  err: unknown,
+  what: string,
+  replyErrorNames: readonly string[],
+): RedisCommandError {
+  if (err instanceof RedisCommandError) return err;
+  const name = err instanceof Error ? err.name : '';
+  const raw = err instanceof Error ? err.message : String(err);
+  // Keep the first line; @upstash/redis appends the whole command (record payload) after it.
+  const text = (raw.split('\n')[0] ?? '').replace(/, command was: [\s\S]*$/, '').slice(0, 300);
+  if (replyErrorNames.includes(name) && /^[A-Z][A-Z_-]+( |$)/.test(text)) {
+    return new RedisCommandError(`${what}: Redis refused it: ${text}`, {
+      retryable: TRANSIENT_REPLY.test(text),
+      inDoubt: false,
+      cause: err,
+    });
+  }
+  return new RedisCommandError(`${what}: no reply from Redis (${name || 'Error'}: ${text})`, {
+    retryable: true,
+    inDoubt: true,
+    cause: err,
+  });
+}
+
+/** True when a failure means the server does not know the script yet. */
+export function isNoScript(err: unknown): boolean {
+  const text = err instanceof Error ? err.message : typeof err === 'string' ? err : '';
+  return text.includes('NOSCRIPT');
+}
