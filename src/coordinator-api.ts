@@ -5,8 +5,10 @@
  * Every method validates nothing about wire shapes (zod has done that) but enforces the
  * protocol's own rules, and throws `CoordinatorError` for every refusal.
  */
+import type { DrainVerdict, ShardReading } from './core/drain-evidence.js';
 import type { HeartbeatInput, HeartbeatOutput } from './core/heartbeat-types.js';
-import type { GroupDoc, StreamDoc } from './core/model.js';
+import type { GroupDoc, Migration, RemovedShard, StreamDoc } from './core/model.js';
+import type { ShardHolder } from './core/stream-state.js';
 
 /** A group together with the stream it belongs to (what every group view is built from). */
 export interface GroupSnapshot {
@@ -38,6 +40,50 @@ export interface DeleteGroupInput extends AdminRequestMeta {
   force: boolean;
 }
 
+/** Body of `POST /streams/{p}/scale` and `POST /streams/{p}/groups/{g}/scale`. */
+export interface ScaleInput {
+  targetShardCount: number;
+  requestedBy: string;
+  reason: string;
+  /** Accepted and ignored, as by the reference (PROTOCOL §2.6). */
+  deprecatedAfter: string | null;
+}
+
+/** Body of `POST …/migrations/{id}/rollback`. */
+export interface RollbackInput {
+  requestedBy: string;
+  reason: string;
+}
+
+/** What a stream scale did: the stream's one migration, listed for every group. */
+export interface StreamScaleResult {
+  stream: StreamDoc;
+  /** The stream's consumer groups, sorted. */
+  groups: string[];
+  /** The migration (ACTIVE once provisioned), or the synthetic `noop`. */
+  migration: Migration;
+}
+
+/** One removed shard in the migrations view, with who holds it and a live drain-evidence read. */
+export interface RemovedShardOverview {
+  record: RemovedShard;
+  /** Members of any group still holding it (current, granted or revoking). */
+  holders: ShardHolder[];
+  /** A read taken for this view (null for retired shards or when the store cannot read). */
+  live: { reading: ShardReading; verdict: DrainVerdict } | null;
+}
+
+/** Everything `GET /monitoring/…/migrations` shows. */
+export interface MigrationsOverview {
+  stream: StreamDoc;
+  /** Removed shards not yet retired, plus the retired ones of the active migration. */
+  removedShards: RemovedShardOverview[];
+  /** Whether the active migration could be rolled back now, and why not. */
+  rollback: { allowed: boolean; reason: string | null };
+  /** When the live reads were taken. */
+  readAt: number;
+}
+
 /** Redis reachability as seen by the health endpoint. */
 export type RedisHealth = 'UP' | 'DOWN' | 'UNKNOWN';
 
@@ -63,4 +109,23 @@ export interface CoordinatorApi {
   listGroups(): Promise<GroupSnapshot[]>;
   /** Cached Redis PING result. */
   redisHealth(): Promise<RedisHealth>;
+  /**
+   * 202: reshards the stream (its one migration across all groups, one atomic commit).
+   * 404 STREAM_NOT_FOUND, 409 ACTIVE_MIGRATION_EXISTS / METADATA_SYNC_IN_PROGRESS, 503
+   * REDIS_STREAM_PROVISIONING_FAILED (the migration stays PREPARING; repeating resumes it).
+   */
+  scaleStream(prefix: string, input: ScaleInput): Promise<StreamScaleResult>;
+  /** The compat route: the same stream migration, for an existing group (404 GROUP_NOT_FOUND). */
+  scaleGroup(prefix: string, group: string, input: ScaleInput): Promise<StreamScaleResult>;
+  /** Pure read; 404 GROUP_NOT_FOUND / MIGRATION_NOT_FOUND. */
+  getMigration(prefix: string, group: string, reshardingId: string): Promise<Migration>;
+  /** 202 with the migration; 422 ROLLBACK_NOT_ALLOWED, 409 METADATA_SYNC_IN_PROGRESS, 404s. */
+  rollbackMigration(
+    prefix: string,
+    group: string,
+    reshardingId: string,
+    input: RollbackInput,
+  ): Promise<Migration>;
+  /** Pure read (live drain-evidence reads included); 404 GROUP_NOT_FOUND. */
+  migrationsOverview(prefix: string, group: string): Promise<MigrationsOverview>;
 }

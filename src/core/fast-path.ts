@@ -69,7 +69,8 @@ export function steadyFingerprint(args: {
 
 /**
  * Until when (epoch ms) fast-path answers for this group stay valid at the latest: 0 if a
- * metadata-correction round is open or stream.activeReshardingId is set; else the earliest
+ * metadata-correction round is open, stream.activeReshardingId is set or a removed shard is not
+ * yet retired; else the earliest
  * future moment housekeeping could change the group (rebalance deadlines, prune times,
  * blocking-fence lease ends, …); Number.MAX_SAFE_INTEGER if none. Live members' own lease
  * expiries are NOT included (the store checks those separately). Inclusive: an answer is
@@ -77,6 +78,8 @@ export function steadyFingerprint(args: {
  */
 export function fastPathUntil(stream: StreamDoc, group: GroupDoc, config: ProtocolConfig): number {
   if (group.metadataCorrection !== null || stream.activeReshardingId !== null) return 0;
+  // Removed shards still draining (e.g. after a scale-out rollback): heartbeats do the lazy pass.
+  if (stream.removedShards.some((r) => r.state !== 'RETIRED')) return 0;
   let until = Number.MAX_SAFE_INTEGER;
   for (const m of membersInOrder(group)) {
     if (tracksDeadline(m)) {

@@ -108,6 +108,30 @@ export interface GroupDoc {
 /** Drain progress of one shard removed by a scale-in (SPEC §7). */
 export type RemovedShardState = 'DRAINING' | 'DRAINED' | 'RETIRING' | 'RETIRED';
 
+/** One consumer group as the last drain-evidence read saw it (`XINFO GROUPS`). */
+export interface ConsumerGroupEvidence {
+  name: string;
+  /** Null when Redis did not report it. */
+  pending: number | null;
+  /** Null when Redis cannot tell (e.g. an entry beyond the group's position was deleted). */
+  lag: number | null;
+}
+
+/** The last drain-evidence read of a removed shard (cached: at most one read per heartbeat interval). */
+export interface DrainEvidence {
+  checkedAt: number;
+  /** Whether this read was positive evidence that nothing is left unread or pending. */
+  drained: boolean;
+  /** Null when the read failed. */
+  keyExists: boolean | null;
+  /** `XLEN`; null when the key is absent or the read failed. */
+  length: number | null;
+  /** Every consumer group on the key; null when the key is absent or the read failed. */
+  consumerGroups: ConsumerGroupEvidence[] | null;
+  /** The read's error text, null when it succeeded. */
+  error: string | null;
+}
+
 /** A shard index `>= shardCount` that is still consumable until retired. */
 export interface RemovedShard {
   shard: number;
@@ -115,6 +139,10 @@ export interface RemovedShard {
   /** Operator-facing explanation of why it is not yet retired (null once retired). */
   reason: string | null;
   updatedAt: number;
+  /** The migration that removed it (absent in documents written before it was recorded). */
+  reshardingId?: string | null;
+  /** The last drain-evidence read (absent or null before the first one). */
+  evidence?: DrainEvidence | null;
 }
 
 /** One resharding of a stream (wire `Migration` plus internal bookkeeping). */

@@ -39,11 +39,15 @@ export const consumerGroupSchema = nonBlank(MAX_NAME_LENGTH);
 /** `{memberId}`: non-blank. */
 export const memberIdSchema = nonBlank(MAX_NAME_LENGTH);
 
+/** `{reshardingId}`: non-blank (`reshard-<uuid>`, or anything the operator copied). */
+export const reshardingIdSchema = nonBlank(MAX_NAME_LENGTH);
+
 /** Path parameters the routes use, by name. */
 export const pathParamSchemas = {
   streamPrefix: streamPrefixSchema,
   consumerGroup: consumerGroupSchema,
   memberId: memberIdSchema,
+  reshardingId: reshardingIdSchema,
 } as const;
 
 /** A path parameter name. */
@@ -78,6 +82,27 @@ export const deleteGroupSchema = z.object({
   requestedBy: requestedBySchema,
   reason: nonBlank(MAX_TEXT_LENGTH),
   force: z.boolean().nullish(),
+});
+
+/**
+ * Body of both scale routes (PROTOCOL §2.6): `targetShardCount` required, 0 allowed (full
+ * drain; the configured maximum is checked by the route); `reason` mandatory;
+ * `deprecatedAfter` accepted and ignored.
+ */
+export const scaleSchema = z.object({
+  targetShardCount: z
+    .int()
+    .min(0)
+    .max(MAX_SHARD_INDEX + 1),
+  requestedBy: requestedBySchema,
+  reason: nonBlank(MAX_TEXT_LENGTH),
+  deprecatedAfter: z.string().max(MAX_TEXT_LENGTH).nullish(),
+});
+
+/** Body of `POST …/migrations/{id}/rollback`: who and why, both mandatory. */
+export const rollbackSchema = z.object({
+  requestedBy: requestedBySchema,
+  reason: nonBlank(MAX_TEXT_LENGTH),
 });
 
 /** `ShardId` = `{shardIndex}`. */
@@ -137,6 +162,10 @@ export type CreateGroupBody = z.infer<typeof createGroupSchema>;
 export type DeleteGroupBody = z.infer<typeof deleteGroupSchema>;
 /** A parsed heartbeat body. */
 export type HeartbeatRequestBody = z.infer<typeof heartbeatRequestSchema>;
+/** A parsed scale body. */
+export type ScaleBody = z.infer<typeof scaleSchema>;
+/** A parsed rollback body. */
+export type RollbackBody = z.infer<typeof rollbackSchema>;
 
 // ---- responses ----
 
@@ -184,6 +213,60 @@ export interface GroupResponseJson {
   currentAssignmentSummary: Record<string, number>;
   consumableShards: ShardIdJson[];
   removedShards: RemovedShardJson[];
+}
+
+/** `StreamScaleResponse` (PROTOCOL §2.6): the stream's one migration, once per affected group. */
+export interface StreamScaleResponseJson {
+  streamPrefix: string;
+  targetShardCount: number;
+  affectedConsumerGroups: string[];
+  migrations: MigrationJson[];
+}
+
+/** Additive: one consumer group as a drain-evidence read saw it. */
+export interface ConsumerGroupEvidenceJson {
+  consumerGroup: string;
+  pendingCount: number | null;
+  lag: number | null;
+}
+
+/** Additive: one drain-evidence read of a removed shard. */
+export interface DrainEvidenceJson {
+  checkedAt: string;
+  drained: boolean;
+  keyExists: boolean | null;
+  streamLength: number | null;
+  consumerGroups: ConsumerGroupEvidenceJson[] | null;
+  error: string | null;
+  /** Why it is (not) drained; null for the stored read (its reason is the shard's `reason`). */
+  reason: string | null;
+}
+
+/** Additive: a member holding a removed shard. */
+export interface ShardHolderJson {
+  consumerGroup: string;
+  memberId: string;
+  memberState: MemberState;
+}
+
+/** Additive: a removed shard in the migrations view. */
+export interface RemovedShardDetailJson extends RemovedShardJson {
+  streamKey: string;
+  reshardingId: string | null;
+  holders: ShardHolderJson[];
+  /** The read the state machine last decided on (null before the first one). */
+  lastEvidence: DrainEvidenceJson | null;
+  /** A read taken for this answer (null for retired shards). */
+  liveEvidence: DrainEvidenceJson | null;
+}
+
+/** `GET /monitoring/…/migrations` (PROTOCOL §2.9) plus additive operator fields. */
+export interface MigrationsResponseJson {
+  migrations: MigrationJson[];
+  activeReshardingId: string | null;
+  shardCount: number;
+  removedShards: RemovedShardDetailJson[];
+  rollback: { allowed: boolean; reason: string | null };
 }
 
 /** `StreamCreateResponse` plus additive `consumerGroup` (the stream's first group). */

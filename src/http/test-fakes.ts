@@ -4,8 +4,16 @@
  */
 import type { CoordinatorConfig } from '../config.js';
 import { parseConfig } from '../config.js';
-import type { CoordinatorApi, GroupSnapshot, RedisHealth } from '../coordinator-api.js';
-import type { CoordinatorError } from '../core/errors.js';
+import type {
+  CoordinatorApi,
+  GroupSnapshot,
+  MigrationsOverview,
+  RedisHealth,
+  RollbackInput,
+  ScaleInput,
+  StreamScaleResult,
+} from '../coordinator-api.js';
+import { CoordinatorError } from '../core/errors.js';
 import type { HeartbeatInput, HeartbeatOutput } from '../core/heartbeat-types.js';
 import type { GroupDoc, MemberRecord, StreamDoc } from '../core/model.js';
 
@@ -202,5 +210,53 @@ export class FakeCoordinator implements CoordinatorApi {
       if (r instanceof Error) throw r;
       return r;
     });
+  }
+  scaleStream(prefix: string, input: ScaleInput) {
+    return this.answer('scaleStream', [prefix, input], () => this.scaled(prefix, prefix));
+  }
+  scaleGroup(prefix: string, group: string, input: ScaleInput) {
+    return this.answer('scaleGroup', [prefix, group, input], () => this.scaled(prefix, group));
+  }
+  getMigration(prefix: string, group: string, reshardingId: string) {
+    return this.answer('getMigration', [prefix, group, reshardingId], () =>
+      this.migration(prefix, group, reshardingId),
+    );
+  }
+  rollbackMigration(prefix: string, group: string, reshardingId: string, input: RollbackInput) {
+    return this.answer('rollbackMigration', [prefix, group, reshardingId, input], () => ({
+      ...this.migration(prefix, group, reshardingId),
+      state: 'ROLLED_BACK' as const,
+    }));
+  }
+  migrationsOverview(prefix: string, group: string) {
+    return this.answer('migrationsOverview', [prefix, group], (): MigrationsOverview => {
+      const { stream } = this.snap(prefix, group);
+      return {
+        stream,
+        removedShards: stream.removedShards.map((record) => ({
+          record,
+          holders: [{ consumerGroup: group, memberId: 'b', state: 'ACTIVE' as const }],
+          live: null,
+        })),
+        rollback: { allowed: false, reason: 'fixture' },
+        readAt: T0 + 1000,
+      };
+    });
+  }
+
+  /** The fixture stream's active migration as the result of a scale. */
+  private scaled(prefix: string, group: string): StreamScaleResult {
+    const { stream } = this.snap(prefix, group);
+    return {
+      stream,
+      groups: [...stream.groups],
+      migration: stream.migrations[stream.migrations.length - 1]!,
+    };
+  }
+
+  private migration(prefix: string, group: string, reshardingId: string) {
+    const m = this.snap(prefix, group).stream.migrations.find((x) => x.reshardingId === reshardingId);
+    if (!m) throw new CoordinatorError('MIGRATION_NOT_FOUND', `migration ${reshardingId} not found`);
+    return m;
   }
 }

@@ -3,25 +3,42 @@
  * (epoch ms in the model) become ISO-8601 UTC strings, shards become `{shardIndex}` objects.
  */
 import type { CoordinatorConfig } from '../config.js';
-import type { GroupSnapshot, RedisHealth } from '../coordinator-api.js';
+import type {
+  GroupSnapshot,
+  MigrationsOverview,
+  RedisHealth,
+  StreamScaleResult,
+} from '../coordinator-api.js';
+import { evidenceRecord } from '../core/drain-evidence.js';
 import { assignmentSummaries, invariantViolations } from '../core/group-view.js';
 import type { HeartbeatOutput } from '../core/heartbeat-types.js';
-import type { GroupDoc, MemberRecord, Migration, ShardProgress, StreamDoc } from '../core/model.js';
+import type {
+  DrainEvidence,
+  GroupDoc,
+  MemberRecord,
+  Migration,
+  ShardProgress,
+  StreamDoc,
+} from '../core/model.js';
 import { consumableShards, PROTOCOL_VERSION } from '../core/model.js';
+import { migrationsByCreation } from '../core/stream-state.js';
 import { redisSlot } from '../routing/slot.js';
 import type {
   AssignmentsResponseJson,
   CompatibilityResponseJson,
   ConsumerShardProgressJson,
+  DrainEvidenceJson,
   GroupResponseJson,
   HealthResponseJson,
   HeartbeatResponseJson,
   MemberJson,
   MigrationJson,
+  MigrationsResponseJson,
   ProducerRoutingResponseJson,
   ShardIdJson,
   ShardProgressJson,
   StreamCreateResponseJson,
+  StreamScaleResponseJson,
   VersionJson,
 } from './schemas.js';
 
@@ -121,6 +138,57 @@ export function groupView({ stream, group }: GroupSnapshot): GroupResponseJson {
         reason: r.reason,
         updatedAt: isoInstant(r.updatedAt),
       })),
+  };
+}
+
+/** `StreamScaleResponse`: the one stream migration listed for every affected group. */
+export function streamScaleView(r: StreamScaleResult, targetShardCount: number): StreamScaleResponseJson {
+  return {
+    streamPrefix: r.stream.streamPrefix,
+    targetShardCount,
+    affectedConsumerGroups: [...r.groups],
+    migrations: r.groups.map(() => migrationView(r.migration)),
+  };
+}
+
+function evidenceView(e: DrainEvidence, reason: string | null): DrainEvidenceJson {
+  return {
+    checkedAt: isoInstant(e.checkedAt),
+    drained: e.drained,
+    keyExists: e.keyExists,
+    streamLength: e.length,
+    consumerGroups:
+      e.consumerGroups?.map((g) => ({ consumerGroup: g.name, pendingCount: g.pending, lag: g.lag })) ?? null,
+    error: e.error,
+    reason,
+  };
+}
+
+/** `{migrations, activeReshardingId}` plus the removed shards' drain state and rollback eligibility. */
+export function migrationsView(o: MigrationsOverview): MigrationsResponseJson {
+  const { stream } = o;
+  return {
+    migrations: migrationsByCreation(stream).map(migrationView),
+    activeReshardingId: stream.activeReshardingId,
+    shardCount: stream.shardCount,
+    removedShards: o.removedShards.map(({ record, holders, live }) => ({
+      shardIndex: record.shard,
+      streamKey: `${stream.streamPrefix}:${record.shard}`,
+      reshardingId: record.reshardingId ?? null,
+      state: record.state,
+      reason: record.reason,
+      updatedAt: isoInstant(record.updatedAt),
+      holders: holders.map((h) => ({
+        consumerGroup: h.consumerGroup,
+        memberId: h.memberId,
+        memberState: h.state,
+      })),
+      lastEvidence: record.evidence ? evidenceView(record.evidence, null) : null,
+      liveEvidence: live
+        ? evidenceView(evidenceRecord(live.reading, live.verdict, o.readAt), live.verdict.reason)
+        : null,
+    })),
+    rollback: { ...o.rollback },
   };
 }
 

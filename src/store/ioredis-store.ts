@@ -4,6 +4,7 @@
  * live in other slots and get their own commands.
  */
 import { Cluster, Redis } from 'ioredis';
+import type { RetireOutcome, ShardReading } from '../core/drain-evidence.js';
 import { CoordinatorError, isCoordinatorError } from '../core/errors.js';
 import { streamKeys, streamsIndexKey } from './keys.js';
 import { runScript } from './run-script.js';
@@ -15,8 +16,19 @@ import { LOAD } from './scripts/load.js';
 import { decodeLoadReply, encodeLoad } from './scripts/load-reply.js';
 import type { LuaScript } from './scripts/lua-script.js';
 import { PROVISION } from './scripts/provision.js';
+import { PROVISION_EXISTING } from './scripts/provision-existing.js';
 import { RELEASE_LOCK } from './scripts/release-lock.js';
-import type { CommitRequest, CommitResult, FastHeartbeatRequest, Store, StreamSnapshot } from './store.js';
+import { RETIRE_SHARD } from './scripts/retire-shard.js';
+import { decodeProvisionExisting, decodeRetireReply, decodeShardReading } from './scripts/shard-args.js';
+import { SHARD_EVIDENCE } from './scripts/shard-evidence.js';
+import type {
+  CommitRequest,
+  CommitResult,
+  FastHeartbeatRequest,
+  ShardOps,
+  Store,
+  StreamSnapshot,
+} from './store.js';
 
 /** Options of IoredisStore. */
 export interface IoredisStoreOptions {
@@ -73,7 +85,7 @@ function redisFailure(err: unknown): CoordinatorError {
 }
 
 /** Store implementation over one ioredis client (standalone or Cluster). */
-export class IoredisStore implements Store {
+export class IoredisStore implements Store, Required<ShardOps> {
   private readonly client: Redis | Cluster;
   private readonly ns: string;
   private readonly ownsClient: boolean;
@@ -143,6 +155,35 @@ export class IoredisStore implements Store {
       'REDIS_STREAM_PROVISIONING_FAILED',
       `could not create consumer group "${group}" on stream "${streamKey}": ${String(text ?? 'unexpected reply')}`,
     );
+  }
+
+  async provisionExisting(streamKey: string, group: string): Promise<boolean> {
+    const r = decodeProvisionExisting(
+      await this.script(PROVISION_EXISTING, { keys: [streamKey], args: [group] }),
+    );
+    if (typeof r === 'boolean') return r;
+    throw new CoordinatorError(
+      'REDIS_STREAM_PROVISIONING_FAILED',
+      `could not create consumer group "${group}" on stream "${streamKey}": ${r.error}`,
+    );
+  }
+
+  async readShard(streamKey: string): Promise<ShardReading> {
+    try {
+      return decodeShardReading(await this.script(SHARD_EVIDENCE, { keys: [streamKey], args: [] }));
+    } catch (err) {
+      return { kind: 'error', message: redisFailure(err).message };
+    }
+  }
+
+  async retireShard(streamKey: string, managedGroups: readonly string[]): Promise<RetireOutcome> {
+    try {
+      return decodeRetireReply(
+        await this.script(RETIRE_SHARD, { keys: [streamKey], args: [...managedGroups] }),
+      );
+    } catch (err) {
+      return { kind: 'error', message: redisFailure(err).message };
+    }
   }
 
   async countExisting(keys: string[]): Promise<number> {

@@ -63,3 +63,8 @@ export function streamsIndexKey(ns: string): string {
 export function shardKey(prefix: string, i: number): string {
   return `${prefix}:${i}`;
 }
+
+/** STRING: the stream prefix the Worker's cron sweep resumes from: `K:sweep-cursor` (its own slot). */
+export function sweepCursorKey(ns: string): string {
+  return `${ns}:sweep-cursor`;
+}

@@ -12,6 +12,7 @@
  *   per-group structures written by the fast path and merged by maximum on commit, so a
  *   full-path commit never overwrites a fresher lease.
  */
+import type { RetireOutcome, ShardReading } from '../core/drain-evidence.js';
 import type { GroupDoc, StreamDoc } from '../core/model.js';
 
 /** A consistent read of one stream and (some of) its groups. */
@@ -110,10 +111,37 @@ export interface StreamOps {
   provision(streamKey: string, group: string): Promise<void>;
   /** Number of the given keys that exist (keys may live in different slots). */
   countExisting(keys: string[]): Promise<number>;
+  /**
+   * Like `provision` but only when `streamKey` exists (never creates the key): true when the
+   * group is there now, false when the key is absent. Throws
+   * CoordinatorError(REDIS_STREAM_PROVISIONING_FAILED) on any other error. Optional while not
+   * every Store implements it: without it, a group added mid-migration is not provisioned on
+   * removed shards.
+   */
+  provisionExisting?(streamKey: string, group: string): Promise<boolean>;
+}
+
+/**
+ * Drain evidence and retirement of removed shards (SPEC §7); each call is one script on the
+ * shard key. Optional in `Store` while not every implementation has them: a store without them
+ * yields no drain evidence, so removed shards keep draining and are never deleted (fail safe).
+ */
+export interface ShardOps {
+  /**
+   * Type, length, entries-added and every consumer group's pending and lag of `streamKey`,
+   * in one read-only round trip. Never throws: a failure comes back as `{ kind: 'error' }`.
+   */
+  readShard(streamKey: string): Promise<ShardReading>;
+  /**
+   * Re-checks the drain evidence of `streamKey` (every consumer group on it, and each of
+   * `managedGroups` present unless the stream is empty) and deletes the key in the same
+   * script. Never throws: a failure to run comes back as `{ kind: 'error' }`.
+   */
+  retireShard(streamKey: string, managedGroups: readonly string[]): Promise<RetireOutcome>;
 }
 
 /** The Store port. */
-export interface Store extends StreamOps {
+export interface Store extends StreamOps, Partial<ShardOps> {
   /** Tries once to take the per-stream mutex with `token` for `ttlMs`. */
   tryLock(prefix: string, token: string, ttlMs: number): Promise<boolean>;
   /** Releases the mutex if it still holds `token` (compare-and-delete). */

@@ -1,0 +1,63 @@
+/**
+ * Atomic retirement of a drained shard (SPEC §5.4, §7): re-checks the drain evidence and
+ * deletes the key in one script, so a late `XADD` either lands before the check (which then
+ * fails) or is refused by `NOMKSTREAM` after the delete. Same rules as `core/drain-evidence.ts`:
+ * every consumer group has nothing pending, and unless the stream is empty, every group has
+ * lag exactly 0 (nil lag is not evidence), some group exists and every managed group is there.
+ *
+ * KEYS[1] shard stream key (only this key: it lives in another slot than the coordinator keys)
+ * ARGV    names of the consumer groups the coordinator manages on the stream
+ * Returns {1} deleted, {2} already absent, {-1, errorText} not a stream or a read failed
+ * (nothing deleted), {0, length, entriesAdded|nil, nGroups, (name, pending|nil, lag|nil)...}
+ * when the evidence did not hold (nothing deleted).
+ */
+import type { LuaScript } from './lua-script.js';
+import { READ_SHARD_LUA } from './shard-lua.js';
+
+const lua = `${READ_SHARD_LUA}
+local key = KEYS[1]
+if redis.call('EXISTS', key) == 0 then
+  return { 2 }
+end
+local r, err = read(key)
+if not r then
+  return { -1, err }
+end
+local drained = true
+local present = {}
+for _, g in ipairs(r.groups) do
+  if g.pending ~= 0 then
+    drained = false
+  end
+  if g.name then
+    present[g.name] = true
+  end
+end
+if r.length > 0 then
+  if #r.groups == 0 then
+    drained = false
+  end
+  for _, g in ipairs(r.groups) do
+    if g.lag ~= 0 then
+      drained = false
+    end
+  end
+  for i = 1, #ARGV do
+    if not present[ARGV[i]] then
+      drained = false
+    end
+  end
+end
+if not drained then
+  return encode(0, r)
+end
+redis.call('DEL', key)
+return { 1 }
+`;
+
+/** Re-checks a shard's drain evidence and deletes its key atomically. */
+export const RETIRE_SHARD: LuaScript = {
+  name: 'retire-shard',
+  lua,
+  sha1: 'f65a35c23a35478fa6f7515cdcf12e7c880ca82e',
+};

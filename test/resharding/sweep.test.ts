@@ -1,0 +1,80 @@
+/**
+ * The sweep's cost and bounds, and the heartbeat fast path around a migration (standalone and
+ * 6-node Cluster): an idle stream costs one Redis call, a call stays within its budget and the
+ * next one resumes at the cursor; steady heartbeats take one round trip unless a migration is
+ * under way.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { backends } from '../support/redis.js';
+import { makeStack, type Stack } from '../support/stack.js';
+import { createStream, migration, readingMembers, round, roundsUntil, scale } from './support.js';
+
+describe.each(backends)('resharding > sweep and fast path ($name)', (backend) => {
+  let stack: Stack;
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await stack?.close();
+  });
+
+  it('handles 200 idle groups within 1,000 Redis calls: one load each, no lock, no write', async () => {
+    stack = makeStack(backend);
+    const prefixes: string[] = [];
+    for (let i = 0; i < 200; i++) prefixes.push(await createStream(stack, 1, 'idle'));
+    const tryLock = vi.spyOn(stack.store, 'tryLock');
+    const commit = vi.spyOn(stack.store, 'commit');
+    const report = await stack.coordinator.sweep(stack.clock.now(), { maxCalls: 1000 });
+    expect(report).toMatchObject({ streams: 200, groupsChanged: 0, skippedBusy: 0 });
+    expect(report.calls).toBe(201);
+    expect(tryLock).not.toHaveBeenCalled();
+    expect(commit).not.toHaveBeenCalled();
+  });
+
+  it('stays within maxCalls and resumes where it stopped', async () => {
+    stack = makeStack(backend);
+    for (let i = 0; i < 12; i++) await createStream(stack, 1, 'page');
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    for (let call = 0; call < 3; call++) {
+      const r = await stack.coordinator.sweep(stack.clock.now(), { maxCalls: 6, cursor });
+      expect(r.calls).toBeLessThanOrEqual(6);
+      seen.push(r.streams);
+      cursor = r.nextCursor;
+    }
+    expect(seen).toEqual([5, 5, 5]);
+    // The old numeric signature still bounds by streams.
+    expect((await stack.coordinator.sweep(stack.clock.now(), 4)).streams).toBe(4);
+  });
+
+  it('expires members of an idle-looking stream once their lease passed, under the lock', async () => {
+    stack = makeStack(backend);
+    const p = await createStream(stack, 2);
+    const team = readingMembers(p, p, 2);
+    for (let r = 0; r < 3; r++) await round(stack, team);
+    stack.clock.advance(stack.config.memberLeaseTtlMs + 1);
+    const report = await stack.coordinator.sweep(stack.clock.now());
+    expect(report.groupsChanged).toBe(1);
+    const members = (await stack.call('GET', `/coord/v1/monitoring/streams/${p}/groups/${p}/members`)).body
+      .members;
+    expect(members.map((m: { state: string }) => m.state)).toEqual(['EXPIRED', 'EXPIRED']);
+  });
+
+  it('keeps steady heartbeats on the one-round-trip fast path, except while a migration is under way', async () => {
+    stack = makeStack(backend);
+    const p = await createStream(stack, 4);
+    const team = readingMembers(p, p, 2);
+    for (let r = 0; r < 6; r++) await round(stack, team);
+    const load = vi.spyOn(stack.store, 'load');
+    await round(stack, team);
+    expect(load).not.toHaveBeenCalled();
+
+    const id = (await scale(stack, p, 6)).body.migrations[0].reshardingId;
+    load.mockClear();
+    await round(stack, team);
+    expect(load).toHaveBeenCalled();
+    await roundsUntil(stack, team, async () => (await migration(stack, p, id)).state === 'DEPRECATED');
+    for (let r = 0; r < 5; r++) await round(stack, team);
+    load.mockClear();
+    await round(stack, team);
+    expect(load).not.toHaveBeenCalled();
+  });
+});
