@@ -1,0 +1,87 @@
+/**
+ * `npm run dev:worker`: the Worker locally, end to end on real Redis. Starts a private
+ * redis-server (loopback, no persistence), the Upstash REST bridge in front of it, and
+ * `wrangler dev --ip 127.0.0.1 --test-scheduled` with the bridge's URL and token as vars.
+ * Ctrl-C stops all three.
+ *
+ * Credentials: every COORDINATOR_* variable of this shell is passed on as a var; when none of
+ * the credential variables is set, COORDINATOR_OPEN_MODE=true is passed (the Worker is only
+ * reachable on 127.0.0.1). Port: PORT (default 8787).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { findOnPath, type PrivateRedis, startPrivateRedis } from '../node/private-redis.js';
+import { startUpstashBridge, type UpstashBridge } from '../test/support/upstash-bridge.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const CREDENTIAL_VARS = [
+  'COORDINATOR_ADMIN_PASSWORD',
+  'COORDINATOR_ADMIN_PASSWORD_HASH',
+  'COORDINATOR_USERS',
+];
+const port = process.env.PORT ?? '8787';
+
+let redis: PrivateRedis | null = null;
+let bridge: UpstashBridge | null = null;
+let wrangler: ChildProcess | null = null;
+let stopping = false;
+
+function say(line: string): void {
+  process.stdout.write(`[dev:worker] ${line}\n`);
+}
+
+async function stop(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  // wrangler dev runs workerd in its own process group: signal the whole group.
+  if (wrangler?.pid && wrangler.exitCode === null) {
+    try {
+      process.kill(-wrangler.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+  await bridge?.close().catch(() => undefined);
+  await redis?.stop().catch(() => undefined);
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  const binary = findOnPath('redis-server');
+  if (!binary) throw new Error('redis-server is not on PATH (apt-get install redis-server)');
+  redis = await startPrivateRedis({ binary, baseDir: `${ROOT}.data/redis` });
+  say(`private redis-server on ${redis.url} (pid ${redis.pid}, data discarded on exit)`);
+  bridge = await startUpstashBridge({ redisUrl: redis.url });
+  say(`Upstash REST bridge on ${bridge.url}`);
+
+  const vars: Record<string, string> = {
+    UPSTASH_REDIS_REST_URL: bridge.url,
+    UPSTASH_REDIS_REST_TOKEN: bridge.token,
+  };
+  for (const [k, v] of Object.entries(process.env)) if (k.startsWith('COORDINATOR_') && v) vars[k] = v;
+  if (!CREDENTIAL_VARS.some((k) => process.env[k])) {
+    vars.COORDINATOR_OPEN_MODE = 'true';
+    say('no credentials in the environment: COORDINATOR_OPEN_MODE=true (loopback only)');
+  }
+  const args = ['dev', '--ip', '127.0.0.1', '--port', port, '--test-scheduled'];
+  for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
+  wrangler = spawn(`${ROOT}node_modules/.bin/wrangler`, args, {
+    cwd: ROOT,
+    stdio: 'inherit',
+    detached: true,
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+  });
+  wrangler.once('exit', (code) => {
+    if (!stopping) say(`wrangler exited (${code}); stopping`);
+    void stop(code ?? 1);
+  });
+  say(
+    `Worker on http://127.0.0.1:${port}  —  cron: curl "http://127.0.0.1:${port}/__scheduled?cron=*+*+*+*+*"`,
+  );
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stop(0));
+main().catch((err) => {
+  process.stderr.write(`[dev:worker] ${err instanceof Error ? err.message : String(err)}\n`);
+  void stop(1);
+});

@@ -1,0 +1,62 @@
+/**
+ * What the Worker costs in Upstash requests (each one is a Workers subrequest), counted at the
+ * REST bridge: one steady-state heartbeat is a single EVALSHA (SPEC §6, §12).
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { uniquePrefix } from '../support/redis.js';
+import { heartbeatBody } from '../support/stack.js';
+import { startUpstashBridge, type UpstashBridge } from '../support/upstash-bridge.js';
+import { type RunningWorker, startWorker } from '../support/worker.js';
+
+describe('worker > Upstash requests per operation', () => {
+  let bridge: UpstashBridge;
+  let worker: RunningWorker;
+  beforeAll(async () => {
+    bridge = await startUpstashBridge({ redisUrl: inject('redisUrl') });
+    worker = await startWorker({
+      UPSTASH_REDIS_REST_URL: bridge.url,
+      UPSTASH_REDIS_REST_TOKEN: bridge.token,
+      COORDINATOR_OPEN_MODE: 'true',
+      COORDINATOR_KEY_PREFIX: uniquePrefix('cost'),
+    });
+  });
+  afterAll(async () => {
+    await worker.close();
+    await bridge.close();
+  });
+
+  const post = async (path: string, body: unknown) => {
+    const res = await worker.fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return (await res.json()) as { status: string; memberEpoch: number; metadataVersion: number };
+  };
+
+  it('answers a steady-state heartbeat with one request (EVALSHA of the fast path)', async () => {
+    const p = uniquePrefix('steady');
+    await post(`/coord/v1/streams/${p}`, { requestedBy: 't', initialShardCount: 4 });
+    const hb = `/coord/v1/streams/${p}/groups/${p}/members/m1/heartbeat`;
+    const join = await post(hb, heartbeatBody('m1', p, { epoch: 0, mv: 0 }));
+    const args = { epoch: join.memberEpoch, mv: join.metadataVersion, owned: [0, 1, 2, 3] };
+    // The first report after the join settles the group (full path) and records the fingerprint.
+    await post(hb, heartbeatBody('m1', p, args));
+    bridge.reset();
+    const steady = await post(hb, heartbeatBody('m1', p, args));
+    expect(steady.status).toBe('OK');
+    expect(bridge.requests).toHaveLength(1);
+    expect(bridge.requests[0]?.commands[0]?.[0]?.toUpperCase()).toBe('EVALSHA');
+
+    // A join (full path) takes the mutex: lock, load, commit, unlock, plus the failed fast path
+    // only for positive epochs — a join skips it.
+    bridge.reset();
+    await post(hb.replace('/m1/', '/m2/'), heartbeatBody('m2', p, { epoch: 0, mv: 0 }));
+    expect(bridge.requests.map((r) => r.commands[0]?.[0]?.toUpperCase())).toEqual([
+      'SET',
+      'EVALSHA',
+      'EVALSHA',
+      'EVALSHA',
+    ]);
+  });
+});
