@@ -6,9 +6,12 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
-import type { CoordinatorConfig } from '../src/config.js';
+import { ConfigError, type CoordinatorConfig } from '../src/config.js';
 import { Coordinator } from '../src/coordinator.js';
 import { createApp } from '../src/http/app.js';
+import { CoordinatorMetrics } from '../src/metrics/coordinator-metrics.js';
+import { instrumentCoordinator } from '../src/metrics/instrumented-coordinator.js';
+import { FastPathMarks, instrumentStore } from '../src/metrics/instrumented-store.js';
 import { IoredisInspector } from '../src/store/ioredis-inspector.js';
 import { createIoredisClient, IoredisStore } from '../src/store/ioredis-store.js';
 import { createLogger, type LogFn } from './logger.js';
@@ -45,23 +48,34 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   const log = opts.log ?? createLogger();
   // Refuse a public bind before touching Redis or the network.
   enforceOpenMode(config, log);
+  const publicMetrics = metricsPublic(opts.env ?? process.env);
 
   const client = createIoredisClient(
     config.redisClusterNodes.length > 0
       ? { clusterNodes: config.redisClusterNodes }
       : { url: config.redisUrl },
   );
-  const store = new IoredisStore(client, { namespace: config.keyPrefix, ownsClient: true });
+  // Metrics are recorded through the Store port and around the use-cases, not inside them.
+  const metrics = new CoordinatorMetrics({ version: VERSION });
+  const marks = new FastPathMarks();
+  const store = instrumentStore(
+    new IoredisStore(client, { namespace: config.keyPrefix, ownsClient: true }),
+    metrics,
+    marks,
+  );
   const coordinator = new Coordinator({ store, config, log });
+  metrics.watchGroups(() => coordinator.listGroups());
   let terminating = false;
   const inspector = new IoredisInspector(client);
   const app = createApp({
-    coordinator,
+    coordinator: instrumentCoordinator(coordinator, metrics, marks),
     config,
     log,
     terminating: () => terminating,
     version: VERSION,
     inspector,
+    metrics,
+    metricsPublic: publicMetrics,
   });
 
   const inFlight = new InFlight();
@@ -80,7 +94,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   log('info', 'listening', { url, redis: redisTarget(config), keyPrefix: config.keyPrefix });
 
   const sweep = startSweepLoop({
-    sweep: (now) => coordinator.sweep(now),
+    sweep: (now) => metrics.timeSweep(() => coordinator.sweep(now)),
     intervalMs: config.sweepIntervalMs,
     log,
   });
@@ -109,6 +123,14 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       return closing;
     },
   };
+}
+
+/** COORDINATOR_METRICS_PUBLIC=true serves `/metrics` without credentials (it needs READ otherwise). */
+export function metricsPublic(env: Record<string, string | undefined>): boolean {
+  const raw = (env.COORDINATOR_METRICS_PUBLIC ?? '').trim().toLowerCase();
+  if (['', 'false', '0', 'no', 'off'].includes(raw)) return false;
+  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+  throw new ConfigError('invalid configuration: COORDINATOR_METRICS_PUBLIC: expected true or false');
 }
 
 /** Counts requests between arrival and response so close() can wait for them. */

@@ -3,17 +3,22 @@
  */
 import { Hono } from 'hono';
 import { methodNotAllowed } from 'hono/method-not-allowed';
+import { METRICS_PATH, metricsRoutes, requestMetrics } from '../metrics/http-metrics.js';
 import { createAuth } from './auth/mount.js';
 import { type AppDeps, type AppEnv, resolveDeps } from './context.js';
 import { createErrorHandler, methodNotAllowedResponse, notFoundHandler } from './errors.js';
 import { actuatorRoutes } from './routes/actuator.js';
 import { adminRoutes } from './routes/admin.js';
+import { consoleRoutes } from './routes/console.js';
+import { docsRoutes } from './routes/docs.js';
 import { grafanaRoutes } from './routes/grafana.js';
 import { memberRoutes } from './routes/members.js';
 import { messagesRoutes } from './routes/messages.js';
+import { migrationRoutes } from './routes/migrations.js';
 import { monitoringRoutes } from './routes/monitoring.js';
 import { offsetsRoutes } from './routes/offsets.js';
 import { routingRoutes } from './routes/routing.js';
+import { scaleRoutes } from './routes/scale.js';
 
 export type { AppDeps, AppEnv, Logger, LogLevel } from './context.js';
 
@@ -25,6 +30,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const d = resolveDeps(deps);
   const app = new Hono<AppEnv>();
 
+  // First, so request metrics time everything after it (authentication included).
+  if (d.metrics) app.use(requestMetrics(d.metrics));
   app.use(async (c, next) => {
     c.set('now', d.now());
     await next();
@@ -35,6 +42,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // Authentication (then the optional rate limit) before every /coord/v1 route, so no route can skip it.
   const auth = createAuth(d);
   app.use(`${API_BASE}/*`, ...auth.middleware);
+  // `/metrics` needs READ like the monitoring routes, unless the deployment serves it publicly.
+  if (d.metrics && !d.metricsPublic) app.use(METRICS_PATH, ...auth.middleware);
   app.route(API_BASE, auth.routes);
 
   app.route(API_BASE, adminRoutes(d));
@@ -44,7 +53,15 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route(API_BASE, offsetsRoutes(d));
   app.route(API_BASE, messagesRoutes(d));
   app.route(API_BASE, grafanaRoutes(d));
+  app.route(API_BASE, scaleRoutes(d));
+  app.route(API_BASE, migrationRoutes(d));
   app.route('/', actuatorRoutes(d));
+  if (d.metrics) app.route('/', metricsRoutes(d.metrics));
+  // The OpenAPI document describes the routes this app ended up serving (read on first request).
+  const servedRoutes = () => app.routes;
+  app.route(API_BASE, docsRoutes(d, servedRoutes));
+  // The web console: public static assets; its data comes through the authenticated API.
+  app.route('/', consoleRoutes());
 
   app.notFound(notFoundHandler);
   app.onError(createErrorHandler(d.log));

@@ -4,6 +4,7 @@
  */
 import type { CoordinatorConfig } from '../config.js';
 import type { CoordinatorApi } from '../coordinator-api.js';
+import type { HttpMetrics } from '../metrics/http-metrics.js';
 import type { StreamInspector } from '../store/inspector.js';
 import type { Principal } from './auth/authenticator.js';
 
@@ -27,10 +28,17 @@ export interface AppDeps {
   version?: string;
   /** Read-only Redis access for offsets/messages/Grafana; without it those routes answer 503 REDIS_NOT_CONFIGURED. @default none */
   inspector?: StreamInspector;
+  /** Request metrics and `GET /metrics` (Node); without it neither is served. @default none */
+  metrics?: HttpMetrics;
+  /** Serve `GET /metrics` without credentials (Node: COORDINATOR_METRICS_PUBLIC). @default false */
+  metricsPublic?: boolean;
 }
 
 /** `AppDeps` with every default filled in. */
-export type ResolvedDeps = Required<Omit<AppDeps, 'inspector'>> & { inspector: StreamInspector | null };
+export type ResolvedDeps = Required<Omit<AppDeps, 'inspector' | 'metrics'>> & {
+  inspector: StreamInspector | null;
+  metrics: HttpMetrics | null;
+};
 
 /** Fills the defaults of `AppDeps`. */
 export function resolveDeps(deps: AppDeps): ResolvedDeps {
@@ -42,6 +50,8 @@ export function resolveDeps(deps: AppDeps): ResolvedDeps {
     terminating: deps.terminating ?? (() => false),
     version: deps.version ?? 'unknown',
     inspector: deps.inspector ?? null,
+    metrics: deps.metrics ?? null,
+    metricsPublic: deps.metricsPublic ?? false,
   };
 }
 

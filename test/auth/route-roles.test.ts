@@ -47,6 +47,8 @@ const ROUTES: ReadonlyArray<readonly [string, string, Required]> = [
   ['GET', '/monitoring/grafana/shards', 'READ'],
   ['GET', '/monitoring/grafana/assignments', 'READ'],
   ['GET', '/monitoring/grafana/messages', 'READ'],
+  ['GET', '/openapi.json', 'NONE'],
+  ['GET', '/docs', 'NONE'],
 ];
 
 /** Who may call a route needing each role (PROTOCOL §1.2 grants, written out). */

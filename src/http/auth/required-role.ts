@@ -5,10 +5,17 @@
  * `/members/` and ends in `/heartbeat` (which would let `DELETE /streams/members/groups/heartbeat`
  * through without credentials).
  */
+import { METRICS_PATH } from '../../metrics/http-metrics.js';
 import type { Role } from './roles.js';
 
 /** Path of the login route, which needs no role. */
 export const LOGIN_PATH = '/coord/v1/auth/login';
+
+/** The OpenAPI document: public, so tools and clients can read the contract before logging in. */
+export const OPENAPI_PATH = '/coord/v1/openapi.json';
+/** The rendered API reference page (public; it only loads the public OpenAPI document). */
+export const DOCS_PATH = '/coord/v1/docs';
+const PUBLIC_READS: ReadonlySet<string> = new Set([OPENAPI_PATH, DOCS_PATH]);
 
 const HEARTBEAT_PATH = /^\/coord\/v1\/streams\/[^/]+\/groups\/[^/]+\/members\/[^/]+\/heartbeat$/;
 const MUTATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
@@ -26,6 +33,9 @@ export function isHeartbeat(method: string, path: string): boolean {
 /** The role `method path` needs, or null when it needs none. */
 export function requiredRole(method: string, path: string, authenticateMemberApi: boolean): Role | null {
   if (path === LOGIN_PATH) return null;
+  if (PUBLIC_READS.has(path) && !isMutating(method)) return null;
+  // `/metrics` sits outside `/coord/v1`; the app only authenticates it when it is not configured public.
+  if (path === METRICS_PATH) return 'READ';
   if (isHeartbeat(method, path)) return authenticateMemberApi ? 'MEMBER' : null;
   if (path.startsWith('/coord/v1/monitoring')) return 'READ';
   // `/coord/v1/streams…` and every other `/coord/v1` path follow the same method rule.

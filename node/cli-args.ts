@@ -1,0 +1,149 @@
+/**
+ * Command-line parsing for the CLI (`node:util` parseArgs): one option table, per-command
+ * allow-lists, integer options, and where to connect with which credentials.
+ */
+import { parseArgs } from 'node:util';
+import { type ApiTarget, type Credentials, usageError } from './cli-api.js';
+import { readStoredToken } from './cli-token.js';
+
+/** Default coordinator URL (also `RSC_URL`). */
+export const DEFAULT_URL = 'http://127.0.0.1:8080';
+/** Default per-request timeout, ms. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Every option the CLI knows; each command accepts the global ones plus its own. */
+const OPTIONS = {
+  url: { type: 'string' },
+  user: { type: 'string' },
+  password: { type: 'string' },
+  token: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  timeout: { type: 'string' },
+  shards: { type: 'string' },
+  group: { type: 'string' },
+  reason: { type: 'string' },
+  'requested-by': { type: 'string' },
+  force: { type: 'boolean' },
+  print: { type: 'boolean' },
+  iterations: { type: 'string' },
+  interval: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+} as const;
+
+/** Option values by name. */
+export type OptionValues = {
+  [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string;
+};
+
+/** Options every command accepts. */
+export const GLOBAL_OPTIONS = ['url', 'user', 'password', 'token', 'json', 'help', 'timeout'] as const;
+
+/** A parsed command line. */
+export interface CommandLine {
+  positionals: string[];
+  values: OptionValues;
+}
+
+/** Parses `argv` (without node and script); unknown options and missing values are usage errors. */
+export function parseCommandLine(argv: readonly string[]): CommandLine {
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...argv],
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    });
+    return { positionals, values: values as OptionValues };
+  } catch (err) {
+    throw usageError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+/** Rejects options that the command does not take (a typo should not be silently ignored). */
+export function allowOnly(values: OptionValues, own: readonly (keyof OptionValues)[], command: string): void {
+  const allowed = new Set<string>([...GLOBAL_OPTIONS, ...own]);
+  for (const [name, v] of Object.entries(values)) {
+    if (v !== undefined && !allowed.has(name))
+      throw usageError(`option --${name} does not apply to '${command}'`);
+  }
+}
+
+/** An integer option within [min, max], or undefined when absent. */
+export function intOption(
+  values: OptionValues,
+  name: keyof OptionValues,
+  min: number,
+  max: number,
+): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const n = typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw usageError(`--${name} must be an integer between ${min} and ${max}`);
+  }
+  return n;
+}
+
+/** An integer positional argument within [min, max]. */
+export function intArgument(raw: string, name: string, min: number, max: number): number {
+  const n = /^-?\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw usageError(`<${name}> must be an integer between ${min} and ${max}, got '${raw}'`);
+  }
+  return n;
+}
+
+/**
+ * Credentials in order of precedence: `--token`, `--user`/`--password`, `RSC_TOKEN`,
+ * `RSC_USER`/`RSC_PASSWORD`, the token stored by `login`, none.
+ */
+export async function resolveCredentials(
+  values: OptionValues,
+  env: Record<string, string | undefined>,
+  tokenFile: string,
+): Promise<Credentials> {
+  if (values.token) return { kind: 'bearer', token: values.token, source: 'option' };
+  if (values.user !== undefined) {
+    const password = values.password ?? env.RSC_PASSWORD;
+    if (password === undefined) throw usageError('--user needs --password (or RSC_PASSWORD)');
+    return { kind: 'basic', user: values.user, password };
+  }
+  if (values.password !== undefined) throw usageError('--password needs --user (or RSC_USER)');
+  if (env.RSC_TOKEN) return { kind: 'bearer', token: env.RSC_TOKEN, source: 'env' };
+  if (env.RSC_USER) {
+    if (env.RSC_PASSWORD === undefined) throw usageError('RSC_USER needs RSC_PASSWORD');
+    return { kind: 'basic', user: env.RSC_USER, password: env.RSC_PASSWORD };
+  }
+  const stored = await readStoredToken(tokenFile);
+  return stored ? { kind: 'bearer', token: stored, source: 'file' } : { kind: 'none' };
+}
+
+/** The coordinator's base URL from `--url`, `RSC_URL` or the default; must be http(s). */
+export function resolveUrl(values: OptionValues, env: Record<string, string | undefined>): string {
+  const raw = values.url ?? env.RSC_URL ?? DEFAULT_URL;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw usageError(`--url must be an http(s) URL, got '${raw}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw usageError(`--url must be an http(s) URL, got '${raw}'`);
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** Where to connect and how, from the global options and the environment. */
+export async function resolveTarget(
+  values: OptionValues,
+  env: Record<string, string | undefined>,
+  tokenFile: string,
+): Promise<ApiTarget> {
+  return {
+    url: resolveUrl(values, env),
+    credentials: await resolveCredentials(values, env, tokenFile),
+    timeoutMs: intOption(values, 'timeout', 1, 600_000) ?? DEFAULT_TIMEOUT_MS,
+  };
+}

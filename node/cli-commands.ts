@@ -1,0 +1,209 @@
+/**
+ * The CLI's API commands: streams, groups, scale, migrations, members, assignments, offsets and
+ * login. Each validates its arguments (usage errors exit 1) before any request is sent.
+ */
+import { type ApiTarget, apiPath, apiRequest, EXIT, usageError } from './cli-api.js';
+import { allowOnly, type CommandLine, intArgument, intOption } from './cli-args.js';
+import { type ApiCommand, type CliContext, print, requestedBy } from './cli-context.js';
+import {
+  formatAssignments,
+  formatGroup,
+  formatMembers,
+  formatMigration,
+  formatOffsets,
+  type Json,
+  migrationLine,
+} from './cli-format.js';
+import { storeToken } from './cli-token.js';
+
+/** Highest shard count a command line may ask for (Redis Cluster has 16384 slots). */
+const MAX_SHARDS = 16_384;
+
+/** Exactly `names.length` positional arguments, or a usage error naming the missing one. */
+function positionals(args: string[], names: readonly string[], usage: string): string[] {
+  if (args.length < names.length) throw usageError(`missing <${names[args.length]}>: ${usage}`);
+  if (args.length > names.length) throw usageError(`unexpected argument '${args[names.length]}': ${usage}`);
+  for (const [i, a] of args.entries()) {
+    if (a.trim() === '') throw usageError(`<${names[i]}> must not be blank`);
+  }
+  return args;
+}
+
+/** The sub-command of a two-level command (`groups get`), or a usage error listing the choices. */
+function subcommand(args: string[], command: string, choices: readonly string[]): [string, string[]] {
+  const [sub, ...rest] = args;
+  if (sub === undefined || !choices.includes(sub)) {
+    throw usageError(`'${command}' needs one of: ${choices.join(', ')}${sub ? ` (got '${sub}')` : ''}`);
+  }
+  return [sub, rest];
+}
+
+function requireReason(cl: CommandLine, what: string): string {
+  const reason = cl.values.reason?.trim();
+  if (!reason) throw usageError(`${what} needs --reason (it is recorded with the change)`);
+  return reason;
+}
+
+const streams: ApiCommand = async (args, cl, ctx, target) => {
+  const [, rest] = subcommand(args, 'streams', ['create']);
+  allowOnly(cl.values, ['shards', 'group', 'reason', 'requested-by'], 'streams create');
+  const [prefix] = positionals(rest, ['prefix'], 'streams create <prefix> [--shards N] [--group G]');
+  const body = {
+    initialShardCount: intOption(cl.values, 'shards', 1, MAX_SHARDS),
+    consumerGroup: cl.values.group,
+    requestedBy: requestedBy(cl),
+    reason: cl.values.reason,
+  };
+  const res: Json = await apiRequest(target, 'POST', apiPath('streams', prefix!), body);
+  print(
+    ctx,
+    cl,
+    res,
+    () =>
+      `Created stream ${res.streamPrefix} with group ${res.consumerGroup}: ${res.shardCount} shards, metadataVersion ${res.metadataVersion}.`,
+  );
+  return EXIT.OK;
+};
+
+const groups: ApiCommand = async (args, cl, ctx, target) => {
+  const [sub, rest] = subcommand(args, 'groups', ['get', 'delete']);
+  if (sub === 'get') {
+    allowOnly(cl.values, [], 'groups get');
+    const [p, g] = positionals(rest, ['prefix', 'group'], 'groups get <prefix> <group>');
+    const res: Json = await apiRequest(target, 'GET', apiPath('streams', p!, 'groups', g!));
+    print(ctx, cl, res, () => formatGroup(res));
+    return EXIT.OK;
+  }
+  allowOnly(cl.values, ['reason', 'requested-by', 'force'], 'groups delete');
+  const [p, g] = positionals(
+    rest,
+    ['prefix', 'group'],
+    'groups delete <prefix> <group> --reason R [--force]',
+  );
+  const body = {
+    requestedBy: requestedBy(cl),
+    reason: requireReason(cl, 'groups delete'),
+    force: cl.values.force ?? false,
+  };
+  const res: Json = await apiRequest(target, 'DELETE', apiPath('streams', p!, 'groups', g!), body);
+  print(
+    ctx,
+    cl,
+    res,
+    () => `Deleted the coordination metadata of group ${g} of stream ${p} (it was ${res.state}).`,
+  );
+  return EXIT.OK;
+};
+
+const scale: ApiCommand = async (args, cl, ctx, target) => {
+  allowOnly(cl.values, ['reason', 'requested-by', 'group'], 'scale');
+  const [p, n] = positionals(args, ['prefix', 'n'], 'scale <prefix> <n> --reason R [--group G]');
+  const targetShardCount = intArgument(n!, 'n', 0, MAX_SHARDS);
+  const body = { targetShardCount, requestedBy: requestedBy(cl), reason: requireReason(cl, 'scale') };
+  const group = cl.values.group;
+  const path = group ? apiPath('streams', p!, 'groups', group, 'scale') : apiPath('streams', p!, 'scale');
+  const res: Json = await apiRequest(target, 'POST', path, body);
+  print(ctx, cl, res, () => {
+    if (group) return formatMigration(res);
+    const migrations: Json[] = res.migrations ?? [];
+    return [
+      `Scaling stream ${res.streamPrefix} to ${res.targetShardCount} shards (groups: ${(res.affectedConsumerGroups ?? []).join(', ') || '-'}).`,
+      ...migrations.map((m) => `  ${migrationLine(m)}`),
+    ].join('\n');
+  });
+  return EXIT.OK;
+};
+
+const migrations: ApiCommand = async (args, cl, ctx, target) => {
+  const [sub, rest] = subcommand(args, 'migrations', ['get', 'rollback']);
+  if (sub === 'get') {
+    allowOnly(cl.values, [], 'migrations get');
+    const [p, g, id] = positionals(rest, ['prefix', 'group', 'id'], 'migrations get <prefix> <group> <id>');
+    const res: Json = await apiRequest(
+      target,
+      'GET',
+      apiPath('streams', p!, 'groups', g!, 'migrations', id!),
+    );
+    print(ctx, cl, res, () => formatMigration(res));
+    return EXIT.OK;
+  }
+  allowOnly(cl.values, ['reason', 'requested-by'], 'migrations rollback');
+  const usage = 'migrations rollback <prefix> <group> <id> --reason R';
+  const [p, g, id] = positionals(rest, ['prefix', 'group', 'id'], usage);
+  const body = { requestedBy: requestedBy(cl), reason: requireReason(cl, 'migrations rollback') };
+  const res: Json = await apiRequest(
+    target,
+    'POST',
+    apiPath('streams', p!, 'groups', g!, 'migrations', id!, 'rollback'),
+    body,
+  );
+  print(ctx, cl, res, () => `Rollback accepted.\n${formatMigration(res)}`);
+  return EXIT.OK;
+};
+
+/** A read-only group view under `/monitoring/streams/{p}/groups/{g}/<view>`. */
+function groupView(view: string, render: (body: Json, ctx: CliContext) => string): ApiCommand {
+  return async (args, cl, ctx, target) => {
+    allowOnly(cl.values, [], view);
+    const [p, g] = positionals(args, ['prefix', 'group'], `${view} <prefix> <group>`);
+    const res: Json = await apiRequest(
+      target,
+      'GET',
+      apiPath('monitoring', 'streams', p!, 'groups', g!, view),
+    );
+    print(ctx, cl, res, () => render(res, ctx));
+    return EXIT.OK;
+  };
+}
+
+/** `login`: exchanges `--user`/`--password` (or RSC_USER/RSC_PASSWORD) for a bearer token. */
+async function login(args: string[], cl: CommandLine, ctx: CliContext, target: ApiTarget): Promise<number> {
+  allowOnly(cl.values, ['print'], 'login');
+  positionals(args, [], 'login [--print]');
+  const user = cl.values.user ?? ctx.env.RSC_USER;
+  const password = cl.values.password ?? ctx.env.RSC_PASSWORD;
+  if (!user || password === undefined)
+    throw usageError('login needs --user and --password (or RSC_USER, RSC_PASSWORD)');
+  // The pair travels in the body; no Authorization header is needed.
+  const res: Json = await apiRequest(
+    { ...target, credentials: { kind: 'none' } },
+    'POST',
+    apiPath('auth', 'login'),
+    {
+      username: user,
+      password,
+    },
+  );
+  if (cl.values.print) {
+    ctx.out(cl.values.json ? JSON.stringify(res, null, 2) : String(res.accessToken));
+    return EXIT.OK;
+  }
+  await storeToken(ctx.tokenFile, String(res.accessToken));
+  const summary = {
+    tokenFile: ctx.tokenFile,
+    tokenType: res.tokenType,
+    expiresAt: res.expiresAt,
+    expiresInSeconds: res.expiresInSeconds,
+    roles: res.roles,
+  };
+  print(
+    ctx,
+    cl,
+    summary,
+    () =>
+      `Logged in as ${user} (${(res.roles ?? []).join(', ')}). Token stored in ${ctx.tokenFile}, expires ${res.expiresAt}.`,
+  );
+  return EXIT.OK;
+}
+
+/** Commands that talk to the API, by name (`serve` and `watch` live elsewhere). */
+export const API_COMMANDS: Readonly<Record<string, ApiCommand>> = {
+  streams,
+  groups,
+  scale,
+  migrations,
+  members: groupView('members', (body, ctx) => formatMembers(body, ctx.now())),
+  assignments: groupView('assignments', (body) => formatAssignments(body)),
+  offsets: groupView('offsets', (body) => formatOffsets(body)),
+  login,
+};

@@ -1,0 +1,53 @@
+/**
+ * What a CLI command runs with: output streams, environment, clock and interruption, so the
+ * commands themselves never touch `process` directly.
+ */
+import { userInfo } from 'node:os';
+import type { ApiTarget } from './cli-api.js';
+import type { CommandLine } from './cli-args.js';
+import type { Json } from './cli-format.js';
+
+/** The command's surroundings. */
+export interface CliContext {
+  env: Record<string, string | undefined>;
+  /** Writes text to stdout (a newline is added). */
+  out(text: string): void;
+  /** Writes text to stderr (a newline is added). */
+  err(text: string): void;
+  /** Epoch ms. */
+  now(): number;
+  /** Resolves after `ms`, or at once when `signal` aborts. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+  /** Aborted on Ctrl-C once `listenForInterrupt()` was called. */
+  signal: AbortSignal;
+  /** Makes Ctrl-C abort `signal` instead of killing the process (live views). */
+  listenForInterrupt(): void;
+  /** Where `login` stores its token. */
+  tokenFile: string;
+  /** stdout is a terminal (live views redraw in place). */
+  isTTY: boolean;
+}
+
+/** A command that talks to the API. */
+export type ApiCommand = (
+  args: string[],
+  cl: CommandLine,
+  ctx: CliContext,
+  target: ApiTarget,
+) => Promise<number>;
+
+/** Prints `body` as JSON with `--json`, else the human rendering. */
+export function print(ctx: CliContext, cl: CommandLine, body: Json, human: () => string): void {
+  ctx.out(cl.values.json ? JSON.stringify(body, null, 2) : human());
+}
+
+/** Who mutations are recorded as: `--requested-by`, else `cli:<login name>`. */
+export function requestedBy(cl: CommandLine): string {
+  if (cl.values['requested-by']) return cl.values['requested-by'];
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    // Containers without a passwd entry for the uid.
+    return 'cli';
+  }
+}

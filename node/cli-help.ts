@@ -1,0 +1,67 @@
+/**
+ * `--help` text of the CLI: commands, options, environment and exit codes.
+ */
+
+/** Program name as installed by the package's `bin`. */
+export const PROGRAM = 'redis-stream-coordinator';
+
+/** One line of usage per command, by command name. */
+export const COMMAND_USAGE: Readonly<Record<string, string>> = {
+  serve:
+    'serve [--port N] [--host H]                      run the coordinator here (env config, as npm start)',
+  streams:
+    'streams create <prefix> [--shards N] [--group G]   create a stream and its first group [--reason R]',
+  groups:
+    'groups get <prefix> <group>                      show a group\n' +
+    '  groups delete <prefix> <group> --reason R [--force] delete its coordination metadata',
+  scale: 'scale <prefix> <n> --reason R [--group G]        reshard the stream to n shards (0 drains it)',
+  migrations:
+    'migrations get <prefix> <group> <id>             show a migration\n' +
+    '  migrations rollback <prefix> <group> <id> --reason R  roll back the active migration',
+  members: 'members <prefix> <group>                        members with state, shards and lease',
+  assignments:
+    'assignments <prefix> <group>                    target / current / revoking shards per member',
+  offsets: 'offsets <prefix> <group>                        per-shard length, pending, lag and owners',
+  watch: 'watch <prefix> <group> [--interval MS] [--iterations N]  live view until Ctrl-C',
+  login: 'login [--print]                                  get a bearer token (stored 0600, or printed)',
+};
+
+/** The full help text. */
+export function helpText(): string {
+  return `Usage: ${PROGRAM} <command> [arguments] [options]
+
+Operate a redis-stream-coordinator over its HTTP API (/coord/v1).
+
+Commands:
+${Object.values(COMMAND_USAGE)
+  .map((u) => `  ${u}`)
+  .join('\n')}
+
+Global options:
+  --url URL            coordinator base URL (env RSC_URL; default http://127.0.0.1:8080)
+  --user U --password P  Basic credentials (env RSC_USER, RSC_PASSWORD)
+  --token T            bearer token (env RSC_TOKEN; default: the token stored by login)
+  --json               print the raw API JSON instead of tables
+  --timeout MS         per-request timeout (default 10000)
+  -h, --help           this help
+
+Mutations (streams create, groups delete, scale, migrations rollback) also take
+--requested-by WHO, the audit name recorded with the change (default cli:<login name>).
+
+Token file: ~/.config/redis-stream-coordinator/token (written by login, mode 0600).
+
+Exit codes:
+  0  ok
+  1  usage error (unknown command or option, missing or invalid argument)
+  2  the API refused the request (4xx): errorCode and message on stderr
+  3  the API failed (5xx) or could not be reached
+  4  authentication failed (401) or the role does not allow the request (403)
+`;
+}
+
+/** Help for one command (falls back to the full text for unknown names). */
+export function commandHelp(command: string): string {
+  const usage = Object.hasOwn(COMMAND_USAGE, command) ? COMMAND_USAGE[command] : undefined;
+  if (!usage) return helpText();
+  return `Usage: ${PROGRAM} ${usage}\n\nRun '${PROGRAM} --help' for global options and exit codes.\n`;
+}

@@ -1,0 +1,62 @@
+/**
+ * The CLI's dispatcher: parses the command line, answers `--help`, runs the command and turns
+ * every failure into its message on stderr and its exit code.
+ */
+import { CliFailure, EXIT, usageError } from './cli-api.js';
+import { allowOnly, type CommandLine, intOption, parseCommandLine, resolveTarget } from './cli-args.js';
+import { API_COMMANDS } from './cli-commands.js';
+import type { CliContext } from './cli-context.js';
+import { commandHelp, helpText, PROGRAM } from './cli-help.js';
+import { watch } from './cli-watch.js';
+
+/** What `runCli` ended with: an exit code, or `serving` when `serve` took over the process. */
+export type CliOutcome = number | 'serving';
+
+/** `serve`: the coordinator in this process, configured from the environment like `npm start`. */
+async function serve(
+  args: string[],
+  cl: CommandLine,
+  env: Record<string, string | undefined>,
+): Promise<CliOutcome> {
+  allowOnly(cl.values, ['port', 'host'], 'serve');
+  if (args.length > 0) throw usageError(`unexpected argument '${args[0]}': serve [--port N] [--host H]`);
+  const port = intOption(cl.values, 'port', 0, 65_535);
+  if (port !== undefined) env.PORT = String(port);
+  if (cl.values.host !== undefined) env.HOST = cl.values.host;
+  // start.ts reads process.env when imported and owns the process from then on (signals, exit).
+  await import('./start.js');
+  return 'serving';
+}
+
+/** Runs one command line. */
+export async function runCli(argv: readonly string[], ctx: CliContext): Promise<CliOutcome> {
+  try {
+    const cl = parseCommandLine(argv);
+    const [command, ...args] = cl.positionals;
+    if (command === 'help') {
+      ctx.out(args[0] ? commandHelp(args[0]) : helpText());
+      return EXIT.OK;
+    }
+    if (cl.values.help) {
+      ctx.out(command ? commandHelp(command) : helpText());
+      return EXIT.OK;
+    }
+    if (command === undefined) throw usageError('no command given');
+    if (command === 'serve') return await serve(args, cl, process.env);
+    // Own keys only: `toString` and friends are not commands.
+    const run =
+      command === 'watch' ? watch : Object.hasOwn(API_COMMANDS, command) ? API_COMMANDS[command] : undefined;
+    if (!run) throw usageError(`unknown command '${command}'`);
+    const target = await resolveTarget(cl.values, ctx.env, ctx.tokenFile);
+    return await run(args, cl, ctx, target);
+  } catch (err) {
+    if (err instanceof CliFailure) {
+      ctx.err(`error: ${err.message}`);
+      if (err.exitCode === EXIT.USAGE) ctx.err(`Run '${PROGRAM} --help' for usage.`);
+      return err.exitCode;
+    }
+    // A local failure (e.g. the token file could not be written): not the API's fault.
+    ctx.err(`error: ${err instanceof Error ? err.message : String(err)}`);
+    return EXIT.USAGE;
+  }
+}

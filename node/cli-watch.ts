@@ -1,0 +1,163 @@
+/**
+ * `watch <prefix> <group>`: a live view of a group, its members, per-shard ownership and lag,
+ * and its active migration, redrawn every interval until Ctrl-C or `--iterations` frames.
+ * A failing coordinator (5xx, unreachable) is shown and retried; 4xx and auth failures stop it.
+ */
+import { type ApiTarget, apiPath, apiRequest, CliFailure, EXIT, usageError } from './cli-api.js';
+import { allowOnly, intOption } from './cli-args.js';
+import type { ApiCommand } from './cli-context.js';
+import { formatGroup, formatMembers, type Json, shardRanges, table } from './cli-format.js';
+
+const CLEAR_SCREEN = '\x1b[2J\x1b[H';
+
+/** Everything one frame shows; `offsets`/`migrations` are null where the coordinator cannot serve them. */
+interface Frame {
+  at: string;
+  group: Json;
+  members: Json;
+  assignments: Json;
+  offsets: Json | null;
+  migrations: Json | null;
+}
+
+/** A view the frame can do without (offsets need Redis reads: 503 without an inspector). */
+function optional(request: Promise<unknown>): Promise<Json | null> {
+  return request.catch((err: unknown) => {
+    if (err instanceof CliFailure && err.exitCode === EXIT.AUTH) throw err;
+    return null;
+  });
+}
+
+async function loadFrame(target: ApiTarget, p: string, g: string, now: number): Promise<Frame> {
+  const view = (name: string) => apiPath('monitoring', 'streams', p, 'groups', g, name);
+  const [group, members, assignments, offsets, migrations] = await Promise.all([
+    apiRequest(target, 'GET', apiPath('streams', p, 'groups', g)),
+    apiRequest(target, 'GET', view('members')),
+    apiRequest(target, 'GET', view('assignments')),
+    optional(apiRequest(target, 'GET', view('offsets'))),
+    optional(apiRequest(target, 'GET', view('migrations'))),
+  ]);
+  return { at: new Date(now).toISOString(), group, members, assignments, offsets, migrations };
+}
+
+/** The active migration's rollback eligibility and each removed shard's drain state. */
+export function migrationBlock(migrations: Json): string | null {
+  const removed: Json[] = migrations.removedShards ?? [];
+  if (migrations.activeReshardingId === null && removed.length === 0) return null;
+  const lines: string[] = [];
+  if (migrations.activeReshardingId !== null) {
+    const rb = migrations.rollback ?? {};
+    lines.push(`Rollback: ${rb.allowed ? 'allowed' : `not allowed${rb.reason ? ` (${rb.reason})` : ''}`}`);
+  }
+  if (removed.length > 0) {
+    lines.push(
+      'Removed shards:',
+      table(
+        ['shard', 'state', 'holders', 'drained', 'reason'],
+        removed.map((r) => {
+          const ev = r.liveEvidence ?? r.lastEvidence;
+          return [
+            r.shardIndex,
+            r.state,
+            (r.holders ?? []).map((h: Json) => `${h.consumerGroup}/${h.memberId}`).join(',') || '-',
+            ev ? (ev.drained ? 'yes' : 'no') : null,
+            ev?.reason ?? r.reason,
+          ];
+        }),
+      ),
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Owners of each shard in a `{member: [ShardId]}` map. */
+function ownersByShard(map: Record<string, Json[]> | undefined): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  for (const [member, shards] of Object.entries(map ?? {})) {
+    for (const s of shards) out.set(s.shardIndex, [...(out.get(s.shardIndex) ?? []), member]);
+  }
+  return out;
+}
+
+/** One row per consumable shard: target, current and revoking owners, plus Redis progress. */
+export function shardGrid(group: Json, assignments: Json, offsets: Json | null): string {
+  const target = ownersByShard(assignments.targetAssignment);
+  const current = ownersByShard(assignments.currentAssignments);
+  const revoking = ownersByShard(assignments.revokeProgress);
+  const readings = new Map<number, Json>((offsets?.shards ?? []).map((s: Json) => [s.shard.shardIndex, s]));
+  const removed = new Set<number>((group.removedShards ?? []).map((r: Json) => r.shardIndex));
+  const shards: number[] = (group.consumableShards ?? []).map((s: Json) => s.shardIndex);
+  const names = (list: string[] | undefined) => (list && list.length > 0 ? list.sort().join(',') : '-');
+  return table(
+    ['shard', 'target', 'current', 'revoking', 'length', 'pending', 'lag'],
+    shards.map((i) => {
+      const r = readings.get(i);
+      return [
+        `${i}${removed.has(i) ? '*' : ''}`,
+        names(target.get(i)),
+        names(current.get(i)),
+        names(revoking.get(i)),
+        r ? r.streamLength : null,
+        r ? r.pendingCount : null,
+        r ? r.lag : null,
+      ];
+    }),
+  );
+}
+
+function renderFrame(f: Frame, p: string, g: string, intervalMs: number, now: number): string {
+  const lines = [
+    `watch ${p} / ${g} — ${f.at} (every ${intervalMs} ms, Ctrl-C to stop)`,
+    '',
+    // The migrations view shows removed shards in more detail; show them once.
+    formatGroup(f.group, { removed: f.migrations === null }),
+    '',
+    'Members:',
+    formatMembers(f.members, now),
+    '',
+    `Shards (consumable ${shardRanges(f.group.consumableShards ?? [])}${
+      (f.group.removedShards ?? []).length > 0 ? '; * = removed, draining' : ''
+    }):`,
+    shardGrid(f.group, f.assignments, f.offsets),
+  ];
+  const migration = f.migrations ? migrationBlock(f.migrations) : null;
+  if (migration) lines.push('', migration);
+  const violations: string[] = f.assignments.invariantViolations ?? [];
+  if (violations.length > 0) lines.push('', `Invariant violations:\n  ${violations.join('\n  ')}`);
+  if (f.offsets === null)
+    lines.push('', '(offsets unavailable: no Redis-backed monitoring on this coordinator)');
+  return lines.join('\n');
+}
+
+/** `watch <prefix> <group> [--interval MS] [--iterations N]`. */
+export const watch: ApiCommand = async (args, cl, ctx, target) => {
+  allowOnly(cl.values, ['interval', 'iterations'], 'watch');
+  if (args.length !== 2 || args.some((a) => a.trim() === '')) {
+    throw usageError('watch <prefix> <group> [--interval MS] [--iterations N]');
+  }
+  const [p, g] = args as [string, string];
+  const intervalMs = intOption(cl.values, 'interval', 100, 3_600_000) ?? 1000;
+  const iterations = intOption(cl.values, 'iterations', 1, 1_000_000_000) ?? Number.POSITIVE_INFINITY;
+  ctx.listenForInterrupt();
+  let lastFailed = false;
+  for (let i = 0; i < iterations && !ctx.signal.aborted; i++) {
+    if (i > 0) await ctx.sleep(intervalMs, ctx.signal);
+    if (ctx.signal.aborted) break;
+    const now = ctx.now();
+    let text: string;
+    try {
+      const frame = await loadFrame(target, p, g, now);
+      lastFailed = false;
+      text = cl.values.json ? JSON.stringify(frame) : renderFrame(frame, p, g, intervalMs, now);
+    } catch (err) {
+      // Only an unavailable coordinator is worth waiting out; a refusal will not change by itself.
+      if (!(err instanceof CliFailure) || err.exitCode !== EXIT.SERVER_ERROR) throw err;
+      lastFailed = true;
+      ctx.err(`${new Date(now).toISOString()} ${err.message} (retrying)`);
+      continue;
+    }
+    // Redraw in place on a terminal; append frames when piped (JSON: one line per frame).
+    ctx.out(ctx.isTTY && !cl.values.json ? `${CLEAR_SCREEN}${text}` : text);
+  }
+  return lastFailed ? EXIT.SERVER_ERROR : EXIT.OK;
+};

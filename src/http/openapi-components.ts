@@ -1,0 +1,113 @@
+/**
+ * The named schemas of the OpenAPI document (`#/components/schemas/<name>`): the request
+ * schemas the routes validate with, and the response schemas of `openapi-*responses.ts`.
+ */
+import { z } from 'zod';
+import { loginRequestSchema } from './auth/routes.js';
+import {
+  grafanaAssignmentRowSchema,
+  grafanaGroupRowSchema,
+  grafanaMemberRowSchema,
+  grafanaMessageRowSchema,
+  grafanaOptionSchema,
+  grafanaShardRowSchema,
+  messagesPageSchema,
+  offsetsResponseSchema,
+} from './openapi-monitoring-responses.js';
+import {
+  drainEvidenceSchema,
+  migrationsResponseSchema,
+  streamScaleResponseSchema,
+} from './openapi-resharding-responses.js';
+import {
+  actuatorHealthSchema,
+  actuatorInfoSchema,
+  assignmentsResponseSchema,
+  compatibilityResponseSchema,
+  consumptionResponseSchema,
+  errorResponseSchema,
+  groupResponseSchema,
+  groupsResponseSchema,
+  healthResponseSchema,
+  heartbeatResponseSchema,
+  loginResponseSchema,
+  memberSchema,
+  membersResponseSchema,
+  migrationSchema,
+  producerRoutingResponseSchema,
+  removedShardSchema,
+  sessionResponseSchema,
+  streamCreateResponseSchema,
+} from './openapi-responses.js';
+import {
+  createGroupSchema,
+  createStreamSchema,
+  deleteGroupSchema,
+  heartbeatRequestSchema,
+  rollbackSchema,
+  scaleSchema,
+  shardIdSchema,
+} from './schemas.js';
+
+/** Every named schema, by component name. */
+export const COMPONENTS = {
+  ErrorResponse: errorResponseSchema,
+  ShardId: shardIdSchema,
+  CreateStreamRequest: createStreamSchema,
+  CreateGroupRequest: createGroupSchema,
+  DeleteGroupRequest: deleteGroupSchema,
+  ScaleRequest: scaleSchema,
+  RollbackMigrationRequest: rollbackSchema,
+  HeartbeatRequest: heartbeatRequestSchema,
+  LoginRequest: loginRequestSchema,
+  LoginResponse: loginResponseSchema,
+  SessionResponse: sessionResponseSchema,
+  StreamCreateResponse: streamCreateResponseSchema,
+  StreamScaleResponse: streamScaleResponseSchema,
+  Migration: migrationSchema,
+  MigrationsResponse: migrationsResponseSchema,
+  RemovedShard: removedShardSchema,
+  DrainEvidence: drainEvidenceSchema,
+  GroupResponse: groupResponseSchema,
+  GroupsResponse: groupsResponseSchema,
+  ProducerRoutingResponse: producerRoutingResponseSchema,
+  HeartbeatResponse: heartbeatResponseSchema,
+  MemberMetadata: memberSchema,
+  MembersResponse: membersResponseSchema,
+  AssignmentsResponse: assignmentsResponseSchema,
+  ConsumptionProgressResponse: consumptionResponseSchema,
+  HealthResponse: healthResponseSchema,
+  CompatibilityResponse: compatibilityResponseSchema,
+  StreamShardOffsetsResponse: offsetsResponseSchema,
+  StreamMessagesPageResponse: messagesPageSchema,
+  GrafanaOption: grafanaOptionSchema,
+  GrafanaGroupRow: grafanaGroupRowSchema,
+  GrafanaMemberRow: grafanaMemberRowSchema,
+  GrafanaShardRow: grafanaShardRowSchema,
+  GrafanaAssignmentRow: grafanaAssignmentRowSchema,
+  GrafanaMessageRow: grafanaMessageRowSchema,
+  ActuatorHealth: actuatorHealthSchema,
+  ActuatorInfo: actuatorInfoSchema,
+} as const satisfies Record<string, z.ZodType>;
+
+/** A component name. */
+export type ComponentName = keyof typeof COMPONENTS;
+
+/** JSON Schema of every component, with cross-references as `#/components/schemas/<name>`. */
+export function componentSchemas(): Record<ComponentName, Record<string, unknown>> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(COMPONENTS)) registry.add(schema, { id });
+  const out = z.toJSONSchema(registry, {
+    uri: (id) => `#/components/schemas/${id}`,
+    // Requests are documented as accepted; responses carry no defaults or transforms either way.
+    io: 'input',
+    unrepresentable: 'any',
+  });
+  const schemas: Record<string, Record<string, unknown>> = {};
+  for (const [id, s] of Object.entries(out.schemas)) {
+    // Components inherit the document's dialect; per-schema `$schema`/`$id` only add noise.
+    const { $schema: _dialect, $id: _id, ...rest } = s as Record<string, unknown>;
+    schemas[id] = rest;
+  }
+  return schemas as Record<ComponentName, Record<string, unknown>>;
+}

@@ -1,0 +1,207 @@
+/**
+ * What the OpenAPI document says about each route: the catalogue of operations, keyed by the
+ * Hono method and pattern the app serves. `test/ops/openapi.test.ts` checks it against
+ * `app.routes` both ways, so a new route without an entry here fails the build.
+ */
+import type { ErrorCode } from '../core/errors.js';
+import type { ComponentName } from './openapi-components.js';
+import { MONITORING_OPERATIONS } from './openapi-monitoring-operations.js';
+import { SERVICE_OPERATIONS } from './openapi-service-operations.js';
+
+/** Groups of operations in the rendered reference. */
+export const TAGS = [
+  { name: 'Streams and groups', description: 'Create, read and delete streams and consumer groups.' },
+  { name: 'Resharding', description: 'Scale a stream out or in, follow and roll back migrations.' },
+  { name: 'Members', description: 'The member heartbeat protocol (PROTOCOL §3).' },
+  { name: 'Routing', description: 'Producer routing metadata.' },
+  { name: 'Monitoring', description: 'Pure reads of coordination state and Redis progress.' },
+  { name: 'Grafana', description: 'Flat rows for Grafana JSON data sources.' },
+  { name: 'Auth', description: 'Bearer tokens and the current session.' },
+  { name: 'Operations', description: 'Liveness, metrics and this documentation.' },
+] as const;
+
+/** A tag name. */
+export type Tag = (typeof TAGS)[number]['name'];
+
+/** A query parameter. */
+export interface QueryParam {
+  name: string;
+  description: string;
+  required?: boolean;
+  /** JSON Schema of the raw value. @default {type: 'string'} */
+  schema?: Record<string, unknown>;
+}
+
+/** What a successful answer carries. */
+export type SuccessBody =
+  | { component: ComponentName }
+  | { arrayOf: ComponentName }
+  | { mediaType: 'application/json' | 'text/plain' | 'text/html'; description: string };
+
+/** One served route. */
+export interface OperationSpec {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** The Hono pattern, e.g. `/coord/v1/streams/:streamPrefix`. */
+  path: string;
+  operationId: string;
+  tag: Tag;
+  summary: string;
+  description?: string;
+  query?: readonly QueryParam[];
+  body?: { component: ComponentName; required: boolean };
+  success: { status: number; description: string; body: SuccessBody };
+  /** Error codes this route answers with (401/403 are added for routes that need a role). */
+  errors: readonly ErrorCode[];
+}
+
+const BASE = '/coord/v1';
+const GROUP = `${BASE}/streams/:streamPrefix/groups/:consumerGroup`;
+
+/** Failures any route that reads stored metadata can answer. */
+const READ_ERRORS: readonly ErrorCode[] = [
+  'INVALID_REQUEST',
+  'METADATA_CORRUPT',
+  'INTERNAL_ERROR',
+  'REDIS_UNAVAILABLE',
+];
+/** Failures of every critical section (mutex, CAS retries, shutdown). */
+const MUTATION_ERRORS: readonly ErrorCode[] = [
+  ...READ_ERRORS,
+  'PAYLOAD_TOO_LARGE',
+  'STATE_VERSION_CONFLICT',
+  'COORDINATOR_STATE_MUTEX_UNAVAILABLE',
+  'COORDINATOR_TERMINATING',
+];
+/** Admin mutations also count against the optional rate limit. */
+const ADMIN_ERRORS: readonly ErrorCode[] = [...MUTATION_ERRORS, 'RATE_LIMIT_EXCEEDED'];
+
+const ADMIN_OPERATIONS: readonly OperationSpec[] = [
+  {
+    method: 'POST',
+    path: `${BASE}/streams/:streamPrefix`,
+    operationId: 'createStream',
+    tag: 'Streams and groups',
+    summary: 'Create a stream and its first consumer group',
+    description:
+      'Creates `initialShardCount` shards (default from configuration) and the group `consumerGroup` (default: the prefix), provisioning the Redis consumer group on every shard.',
+    body: { component: 'CreateStreamRequest', required: true },
+    success: { status: 201, description: 'Created', body: { component: 'StreamCreateResponse' } },
+    errors: [...ADMIN_ERRORS, 'STREAM_PREFIX_ALREADY_EXISTS', 'REDIS_STREAM_PROVISIONING_FAILED'],
+  },
+  {
+    method: 'POST',
+    path: GROUP,
+    operationId: 'createGroup',
+    tag: 'Streams and groups',
+    summary: 'Add a consumer group to a stream (or create the stream with it)',
+    body: { component: 'CreateGroupRequest', required: true },
+    success: { status: 201, description: 'Created', body: { component: 'GroupResponse' } },
+    errors: [
+      ...ADMIN_ERRORS,
+      'GROUP_ALREADY_EXISTS',
+      'STREAM_PREFIX_ALREADY_EXISTS',
+      'SHARD_COUNT_MISMATCH',
+      'STREAM_NOT_FOUND',
+      'REDIS_STREAM_PROVISIONING_FAILED',
+    ],
+  },
+  {
+    method: 'GET',
+    path: GROUP,
+    operationId: 'getGroup',
+    tag: 'Streams and groups',
+    summary: 'Read a consumer group',
+    success: { status: 200, description: 'The group', body: { component: 'GroupResponse' } },
+    errors: [...READ_ERRORS, 'GROUP_NOT_FOUND'],
+  },
+  {
+    method: 'DELETE',
+    path: GROUP,
+    operationId: 'deleteGroup',
+    tag: 'Streams and groups',
+    summary: 'Delete a consumer group’s coordination metadata',
+    description:
+      'Redis streams and consumer groups are left alone. Refused while members are active unless `force` is true. Answers the group as it was before deletion.',
+    body: { component: 'DeleteGroupRequest', required: true },
+    success: { status: 200, description: 'The deleted group', body: { component: 'GroupResponse' } },
+    errors: [...ADMIN_ERRORS, 'GROUP_NOT_FOUND', 'GROUP_HAS_ACTIVE_MEMBERS'],
+  },
+  {
+    method: 'GET',
+    path: `${GROUP}/producer-routing`,
+    operationId: 'getProducerRouting',
+    tag: 'Routing',
+    summary: 'Shard count and stream keys producers route to (routeV1)',
+    success: { status: 200, description: 'Routing', body: { component: 'ProducerRoutingResponse' } },
+    errors: [...READ_ERRORS, 'GROUP_NOT_FOUND'],
+  },
+  {
+    method: 'POST',
+    path: `${GROUP}/members/:memberId/heartbeat`,
+    operationId: 'heartbeat',
+    tag: 'Members',
+    summary: 'Member heartbeat',
+    description:
+      'Always 200 for protocol outcomes: the `status` field carries them (OK, SYNC_METADATA, REVOKE_PENDING, FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, UNSUPPORTED_PROTOCOL, INVALID_REQUEST).',
+    body: { component: 'HeartbeatRequest', required: true },
+    success: { status: 200, description: 'Heartbeat outcome', body: { component: 'HeartbeatResponse' } },
+    errors: MUTATION_ERRORS,
+  },
+  {
+    method: 'POST',
+    path: `${BASE}/streams/:streamPrefix/scale`,
+    operationId: 'scaleStream',
+    tag: 'Resharding',
+    summary: 'Scale every group of a stream to a new shard count',
+    body: { component: 'ScaleRequest', required: true },
+    success: { status: 202, description: 'Migrations started', body: { component: 'StreamScaleResponse' } },
+    errors: [...ADMIN_ERRORS, 'STREAM_NOT_FOUND', 'ACTIVE_MIGRATION_EXISTS', 'METADATA_SYNC_IN_PROGRESS'],
+  },
+  {
+    method: 'POST',
+    path: `${GROUP}/scale`,
+    operationId: 'scaleGroup',
+    tag: 'Resharding',
+    summary: 'Scale through one group (compatibility route)',
+    body: { component: 'ScaleRequest', required: true },
+    success: { status: 202, description: 'Migration started', body: { component: 'Migration' } },
+    errors: [...ADMIN_ERRORS, 'GROUP_NOT_FOUND', 'ACTIVE_MIGRATION_EXISTS', 'METADATA_SYNC_IN_PROGRESS'],
+  },
+  {
+    method: 'GET',
+    path: `${GROUP}/migrations/:reshardingId`,
+    operationId: 'getMigration',
+    tag: 'Resharding',
+    summary: 'Read a migration',
+    success: { status: 200, description: 'The migration', body: { component: 'Migration' } },
+    errors: [...READ_ERRORS, 'GROUP_NOT_FOUND', 'MIGRATION_NOT_FOUND'],
+  },
+  {
+    method: 'POST',
+    path: `${GROUP}/migrations/:reshardingId/rollback`,
+    operationId: 'rollbackMigration',
+    tag: 'Resharding',
+    summary: 'Roll back the active migration',
+    body: { component: 'RollbackMigrationRequest', required: true },
+    success: { status: 202, description: 'Rollback started', body: { component: 'Migration' } },
+    errors: [
+      ...ADMIN_ERRORS,
+      'GROUP_NOT_FOUND',
+      'MIGRATION_NOT_FOUND',
+      'ROLLBACK_NOT_ALLOWED',
+      'METADATA_SYNC_IN_PROGRESS',
+    ],
+  },
+];
+
+/** Every operation the coordinator can serve. */
+export const OPERATIONS: readonly OperationSpec[] = [
+  ...ADMIN_OPERATIONS,
+  ...MONITORING_OPERATIONS,
+  ...SERVICE_OPERATIONS,
+];
+
+/** `GET /coord/v1/…` — the key both the catalogue and `app.routes` are compared by. */
+export function operationKey(method: string, path: string): string {
+  return `${method.toUpperCase()} ${path}`;
+}

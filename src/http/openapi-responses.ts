@@ -1,0 +1,240 @@
+/**
+ * zod schemas of every `/coord/v1` response body, for the OpenAPI document (the routes build
+ * responses from the TS types in `schemas.ts`; a type test keeps the two identical).
+ * Clients must ignore fields they do not know: responses may gain fields (SPEC §2).
+ */
+import { z } from 'zod';
+import { ROLES } from './auth/roles.js';
+import { shardIdSchema } from './schemas.js';
+
+const instant = z.iso.datetime({ offset: true }).describe('ISO-8601 instant (UTC, `…Z`)');
+const count = z.int().min(0);
+const text = z.string();
+
+/** Group states (wire enum `GroupState`). */
+export const groupStateSchema = z.enum(['EMPTY', 'ASSIGNING', 'RECONCILING', 'STABLE']);
+/** Member states (wire enum `MemberState`). */
+export const memberStateSchema = z.enum(['STARTING', 'ACTIVE', 'LEAVING', 'EXPIRED', 'FENCED']);
+/** Migration states (wire enum `MigrationState`). */
+export const migrationStateSchema = z.enum([
+  'PREPARING',
+  'ACTIVE',
+  'DRAINING',
+  'ROLLING_BACK',
+  'ROLLED_BACK',
+  'DEPRECATED',
+]);
+/** Heartbeat outcomes (wire enum `HeartbeatStatus`). */
+export const heartbeatStatusSchema = z.enum([
+  'OK',
+  'RETRY',
+  'SYNC_METADATA',
+  'REVOKE_PENDING',
+  'FENCED_MEMBER_EPOCH',
+  'UNKNOWN_MEMBER_ID',
+  'UNSUPPORTED_PROTOCOL',
+  'INVALID_REQUEST',
+]);
+const removedShardStateSchema = z.enum(['DRAINING', 'DRAINED', 'RETIRING', 'RETIRED']);
+
+/** `ErrorResponse`. */
+export const errorResponseSchema = z.object({
+  status: text.describe('HTTP status name, e.g. `NOT_FOUND`'),
+  errorCode: text.describe('stable machine-readable code, e.g. `GROUP_NOT_FOUND`'),
+  message: text,
+});
+
+/** `Migration`. */
+export const migrationSchema = z.object({
+  reshardingId: text.describe('`reshard-<uuid>`, or `noop` for a scale to the current count'),
+  fromShardCount: count,
+  toShardCount: count,
+  state: migrationStateSchema,
+  createdAt: instant,
+  updatedAt: instant,
+});
+
+/** Additive: a shard removed by a scale-in and not yet retired. */
+export const removedShardSchema = z.object({
+  shardIndex: count,
+  state: removedShardStateSchema,
+  reason: text.nullable().describe('why it is not retired yet'),
+  updatedAt: instant,
+});
+
+/** `GroupResponse` plus the additive `consumableShards` and `removedShards`. */
+export const groupResponseSchema = z.object({
+  streamPrefix: text,
+  consumerGroup: text,
+  state: groupStateSchema,
+  groupEpoch: z.int(),
+  assignmentEpoch: z.int(),
+  metadataVersion: z.int(),
+  shardCount: count,
+  activeMigration: migrationSchema.nullable(),
+  targetAssignmentSummary: z.record(text, count).describe('memberId → target shard count'),
+  currentAssignmentSummary: z.record(text, count).describe('memberId → currently held shard count'),
+  consumableShards: z
+    .array(shardIdSchema)
+    .describe('additive: shards members may read (incl. draining removed ones)'),
+  removedShards: z
+    .array(removedShardSchema)
+    .describe('additive: shards removed by a scale-in and not yet retired'),
+});
+
+/** `StreamCreateResponse` plus the additive `consumerGroup`. */
+export const streamCreateResponseSchema = z.object({
+  streamPrefix: text,
+  consumerGroup: text,
+  shardCount: count,
+  metadataVersion: z.int(),
+});
+
+/** `ProducerRoutingResponse`. */
+export const producerRoutingResponseSchema = z.object({
+  streamPrefix: text,
+  consumerGroup: text,
+  metadataVersion: z.int(),
+  shardCount: count,
+  streamKeyPattern: text.describe('`<prefix>:{shardIndex}`'),
+  shards: z.array(
+    z.object({
+      shardIndex: count,
+      streamKey: text,
+      redisSlot: z.int().min(0).max(16383).describe('CRC16 Redis Cluster slot of streamKey'),
+    }),
+  ),
+});
+
+/** `HeartbeatResponse` plus the additive `memberLeaseTtlMs`. */
+export const heartbeatResponseSchema = z.object({
+  responseTo: text.describe('the request’s requestId'),
+  status: heartbeatStatusSchema,
+  memberId: text,
+  memberEpoch: z.int(),
+  heartbeatIntervalMs: count,
+  rebalanceTimeoutMs: count,
+  memberLeaseTtlMs: count,
+  groupEpoch: z.int(),
+  assignmentEpoch: z.int(),
+  metadataVersion: z.int(),
+  assignment: z.object({
+    assignedShards: z.array(shardIdSchema),
+    pendingShards: z.array(shardIdSchema),
+    metadataVersion: z.int(),
+  }),
+});
+
+const shardProgressSchema = z.object({
+  shard: shardIdSchema,
+  streamKey: text,
+  lastDeliveredId: text.nullable(),
+  lastAckedId: text.nullable(),
+  pendingCount: count,
+  updatedAt: text.nullable().describe('as the member reported it'),
+});
+
+/** `MemberMetadata`. */
+export const memberSchema = z.object({
+  memberId: text,
+  memberName: text,
+  state: memberStateSchema,
+  memberEpoch: z.int(),
+  metadataVersion: z.int(),
+  runtimeMaxConcurrency: count,
+  activeConsumerWorkers: count,
+  currentAssignment: z.array(shardIdSchema),
+  grantedAssignment: z.array(shardIdSchema),
+  revoking: z.array(shardIdSchema),
+  lastHeartbeatAt: instant,
+  memberLeaseExpiresAt: instant,
+  rebalanceTimeoutMs: count,
+  rebalanceDeadlineAt: instant.nullable(),
+  shardProgress: z.array(shardProgressSchema),
+});
+
+/** `{members}` of a group, sorted by memberId. */
+export const membersResponseSchema = z.object({ members: z.array(memberSchema) });
+
+/** `{groups}` of every stream. */
+export const groupsResponseSchema = z.object({ groups: z.array(groupResponseSchema) });
+
+/** Target, current and revoking shards per member, plus invariant checks. */
+export const assignmentsResponseSchema = z.object({
+  targetAssignment: z.record(text, z.array(shardIdSchema)),
+  currentAssignments: z.record(text, z.array(shardIdSchema)),
+  revokeProgress: z.record(text, z.array(shardIdSchema)),
+  invariantViolations: z.array(text),
+});
+
+/** Every member's last accepted per-shard progress. */
+export const consumptionResponseSchema = z.object({
+  progress: z.array(
+    shardProgressSchema.extend({
+      streamPrefix: text,
+      consumerGroup: text,
+      memberId: text,
+      memberName: text,
+      memberState: memberStateSchema,
+    }),
+  ),
+});
+
+/** `/monitoring/health`. */
+export const healthResponseSchema = z.object({
+  status: z.enum(['UP', 'DEGRADED']),
+  coordinatorId: text,
+  redis: z.enum(['UP', 'DOWN', 'UNKNOWN']),
+  loop: z.literal('UP'),
+});
+
+const versionSchema = z.object({
+  major: count,
+  minor: count,
+  patch: count,
+  qualifier: text.nullable(),
+  version: text,
+});
+
+/** `/monitoring/compatibility`. */
+export const compatibilityResponseSchema = z.object({
+  currentCoordinationVersion: z.int(),
+  supportedCoordinationVersions: z.object({ min: z.int(), max: z.int() }),
+  coordinationVersions: z.array(
+    z.object({
+      version: z.int(),
+      status: z.literal('ACTIVE'),
+      introducedIn: versionSchema,
+      deprecatedIn: versionSchema.nullable(),
+      minimumSupportedUntil: versionSchema,
+      removedIn: versionSchema.nullable(),
+      timingDefaults: z.object({
+        heartbeatInterval: text.describe('ISO-8601 duration, e.g. PT3S'),
+        memberLeaseTtl: text,
+        rebalanceTimeout: text,
+      }),
+    }),
+  ),
+});
+
+/** `/monitoring/session`. */
+export const sessionResponseSchema = z.object({
+  authenticated: z.boolean(),
+  username: text.nullable(),
+  roles: z.array(z.enum(ROLES)),
+});
+
+/** `POST /auth/login` answer. */
+export const loginResponseSchema = z.object({
+  accessToken: text,
+  tokenType: z.literal('Bearer'),
+  expiresAt: instant,
+  expiresInSeconds: count,
+  roles: z.array(z.enum(ROLES)),
+});
+
+/** `/actuator/health`. */
+export const actuatorHealthSchema = z.object({ status: z.literal('UP') });
+
+/** `/actuator/info`. */
+export const actuatorInfoSchema = z.object({ app: z.object({ name: text, version: text }) });

@@ -1,0 +1,115 @@
+/**
+ * Catalogue entries of the routes around the protocol: login and session, this documentation,
+ * metrics, the web console and the actuator.
+ */
+import type { OperationSpec } from './openapi-operations.js';
+
+const BASE = '/coord/v1';
+
+/** Login, session, docs, metrics, console and actuator. */
+export const SERVICE_OPERATIONS: readonly OperationSpec[] = [
+  {
+    method: 'POST',
+    path: `${BASE}/auth/login`,
+    operationId: 'login',
+    tag: 'Auth',
+    summary: 'Exchange credentials for a bearer token',
+    description:
+      'Checks `username`/`password` from the body, or else the request’s own Authorization header. A failure answers 401 with an ErrorResponse.',
+    body: { component: 'LoginRequest', required: false },
+    success: { status: 200, description: 'Token issued', body: { component: 'LoginResponse' } },
+    errors: ['INVALID_REQUEST', 'UNAUTHORIZED', 'PAYLOAD_TOO_LARGE'],
+  },
+  {
+    method: 'GET',
+    path: `${BASE}/monitoring/session`,
+    operationId: 'getSession',
+    tag: 'Auth',
+    summary: 'Who the request is authenticated as',
+    success: { status: 200, description: 'The session', body: { component: 'SessionResponse' } },
+    errors: [],
+  },
+  {
+    method: 'GET',
+    path: `${BASE}/openapi.json`,
+    operationId: 'getOpenApi',
+    tag: 'Operations',
+    summary: 'This OpenAPI 3.1 document (public)',
+    success: {
+      status: 200,
+      description: 'OpenAPI document',
+      body: { mediaType: 'application/json', description: 'an OpenAPI 3.1 document' },
+    },
+    errors: [],
+  },
+  {
+    method: 'GET',
+    path: `${BASE}/docs`,
+    operationId: 'getDocs',
+    tag: 'Operations',
+    summary: 'Rendered API reference (public, self-contained HTML)',
+    success: {
+      status: 200,
+      description: 'HTML page',
+      body: { mediaType: 'text/html', description: 'renders /coord/v1/openapi.json' },
+    },
+    errors: [],
+  },
+  {
+    method: 'GET',
+    path: '/metrics',
+    operationId: 'getMetrics',
+    tag: 'Operations',
+    summary: 'Prometheus metrics (Node only; READ unless configured public)',
+    success: {
+      status: 200,
+      description: 'Prometheus text exposition format 0.0.4',
+      body: { mediaType: 'text/plain', description: 'Prometheus text format' },
+    },
+    errors: [],
+  },
+  {
+    method: 'GET',
+    path: '/console',
+    operationId: 'getConsole',
+    tag: 'Operations',
+    summary: 'Web console (public static page; its data comes from the authenticated API)',
+    success: {
+      status: 200,
+      description: 'HTML page',
+      body: { mediaType: 'text/html', description: 'the console' },
+    },
+    errors: [],
+  },
+  {
+    method: 'GET',
+    path: '/console/*',
+    operationId: 'getConsoleAsset',
+    tag: 'Operations',
+    summary: 'Web console pages and static assets (public)',
+    success: {
+      status: 200,
+      description: 'A console page (HTML) or asset (script, stylesheet)',
+      body: { mediaType: 'text/html', description: 'page or asset' },
+    },
+    errors: ['NOT_FOUND'],
+  },
+  {
+    method: 'GET',
+    path: '/actuator/health',
+    operationId: 'getActuatorHealth',
+    tag: 'Operations',
+    summary: 'Liveness (public)',
+    success: { status: 200, description: 'Up', body: { component: 'ActuatorHealth' } },
+    errors: [],
+  },
+  {
+    method: 'GET',
+    path: '/actuator/info',
+    operationId: 'getActuatorInfo',
+    tag: 'Operations',
+    summary: 'Build info (public)',
+    success: { status: 200, description: 'Build info', body: { component: 'ActuatorInfo' } },
+    errors: [],
+  },
+];

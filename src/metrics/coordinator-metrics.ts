@@ -1,0 +1,241 @@
+/**
+ * The coordinator's metrics, declared once: HTTP requests, heartbeat outcomes, CAS conflicts,
+ * lock waits, sweeps, and scrape-time gauges (groups, members, migrations by state) read from
+ * the stored metadata. Recorded through `instrumentStore`, `instrumentCoordinator`, the request
+ * middleware and `timeSweep`; rendered at `GET /metrics`.
+ */
+import type { GroupSnapshot } from '../coordinator-api.js';
+import type { CommitResult } from '../store/store.js';
+import { GROUP_STATES, groupGauges, MEMBER_STATES, MIGRATION_STATES } from './group-gauges.js';
+import type { HttpMetrics } from './http-metrics.js';
+import { MetricsRegistry } from './registry.js';
+
+/** Latency buckets (seconds) for HTTP requests: sub-millisecond fast path to multi-second lock waits. */
+export const REQUEST_BUCKETS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+] as const;
+/** Buckets (seconds) for lock waits and sweeps. */
+export const WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+
+/** Which way a heartbeat was answered. */
+export type HeartbeatPath = 'fast' | 'full';
+
+/** What a sweep reports (the shape of `Coordinator.sweep`'s result). */
+export interface SweepCounts {
+  streams: number;
+  groupsChanged: number;
+  skippedBusy: number;
+}
+
+/** Options of `CoordinatorMetrics`. */
+export interface CoordinatorMetricsOptions {
+  /** Monotonic clock in ms for durations. @default performance.now */
+  clock?: () => number;
+  /** Reported as `rsc_build_info{version}`. @default 'unknown' */
+  version?: string;
+}
+
+/** Every metric the coordinator exports, and the few ways to record them. */
+export class CoordinatorMetrics implements HttpMetrics {
+  readonly registry = new MetricsRegistry();
+  private readonly clock: () => number;
+
+  readonly httpRequests = this.registry.counter({
+    name: 'rsc_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status code.',
+    labelNames: ['method', 'route', 'status'],
+  });
+  readonly httpDuration = this.registry.histogram({
+    name: 'rsc_http_request_duration_seconds',
+    help: 'Time from arrival to response, by method, route pattern and status code.',
+    labelNames: ['method', 'route', 'status'],
+    buckets: REQUEST_BUCKETS,
+  });
+  readonly heartbeats = this.registry.counter({
+    name: 'rsc_heartbeats_total',
+    help: 'Heartbeats answered, by status (or error code when refused) and path (fast: one Redis round trip; full: critical section).',
+    labelNames: ['status', 'path'],
+  });
+  readonly fastPath = this.registry.counter({
+    name: 'rsc_heartbeat_fast_path_total',
+    help: 'Fast-path attempts: hit answered from the stored fingerprint, miss fell back to the full path.',
+    labelNames: ['result'],
+  });
+  readonly commits = this.registry.counter({
+    name: 'rsc_store_commits_total',
+    help: 'Compare-and-set commits of coordination state, by result (ok, conflict, lease_renewed).',
+    labelNames: ['result'],
+  });
+  readonly casConflicts = this.registry.counter({
+    name: 'rsc_cas_conflicts_total',
+    help: 'Commits refused because the state changed since it was loaded (retried by the caller).',
+    labelNames: ['reason'],
+  });
+  readonly lockAcquisitions = this.registry.counter({
+    name: 'rsc_lock_acquisitions_total',
+    help: 'Per-stream mutex acquisitions, by whether the caller had to wait.',
+    labelNames: ['waited'],
+  });
+  readonly lockBusy = this.registry.counter({
+    name: 'rsc_lock_busy_total',
+    help: 'Mutex attempts that found the stream locked by another request or instance.',
+  });
+  readonly lockWait = this.registry.histogram({
+    name: 'rsc_lock_wait_seconds',
+    help: 'Time from the first busy answer to acquiring the per-stream mutex (waits that succeeded).',
+    buckets: WAIT_BUCKETS,
+  });
+  readonly sweeps = this.registry.counter({
+    name: 'rsc_sweeps_total',
+    help: 'Housekeeping sweeps run, by result (ok, error).',
+    labelNames: ['result'],
+  });
+  readonly sweepDuration = this.registry.histogram({
+    name: 'rsc_sweep_duration_seconds',
+    help: 'Duration of one housekeeping sweep.',
+    buckets: WAIT_BUCKETS,
+  });
+  readonly sweepStreams = this.registry.counter({
+    name: 'rsc_sweep_streams_total',
+    help: 'Streams visited by sweeps.',
+  });
+  readonly sweepGroupsChanged = this.registry.counter({
+    name: 'rsc_sweep_groups_changed_total',
+    help: 'Groups whose state a sweep changed (expiry, fencing, pruning, migration advance).',
+  });
+  readonly sweepSkippedBusy = this.registry.counter({
+    name: 'rsc_sweep_streams_skipped_busy_total',
+    help: 'Streams a sweep skipped because a request held their mutex.',
+  });
+  readonly streams = this.registry.gauge({ name: 'rsc_streams', help: 'Streams in the namespace.' });
+  readonly shards = this.registry.gauge({ name: 'rsc_shards', help: 'Sum of the streams shard counts.' });
+  readonly groups = this.registry.gauge({
+    name: 'rsc_groups',
+    help: 'Consumer groups by state.',
+    labelNames: ['state'],
+  });
+  readonly members = this.registry.gauge({
+    name: 'rsc_members',
+    help: 'Members of every group by state.',
+    labelNames: ['state'],
+  });
+  readonly migrations = this.registry.gauge({
+    name: 'rsc_migrations',
+    help: 'Migrations kept in the streams histories, by state.',
+    labelNames: ['state'],
+  });
+  readonly activeMigrations = this.registry.gauge({
+    name: 'rsc_active_migrations',
+    help: 'Streams with an active migration.',
+  });
+  readonly metadataUp = this.registry.gauge({
+    name: 'rsc_metadata_read_up',
+    help: '1 when the scrape-time read of the stored metadata succeeded, else 0 (the state gauges then read 0).',
+  });
+  readonly buildInfo = this.registry.gauge({
+    name: 'rsc_build_info',
+    help: 'Always 1; the version label says what runs.',
+    labelNames: ['version'],
+  });
+
+  constructor(opts: CoordinatorMetricsOptions = {}) {
+    this.clock = opts.clock ?? (() => performance.now());
+    this.buildInfo.set({ version: opts.version ?? 'unknown' }, 1);
+  }
+
+  /** Monotonic milliseconds, for measuring durations. */
+  now(): number {
+    return this.clock();
+  }
+
+  /** Records one answered HTTP request. */
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.httpRequests.inc(labels);
+    this.httpDuration.observe(labels, seconds);
+  }
+
+  /** Records one heartbeat outcome (`status` is the heartbeat status or the refusal's error code). */
+  observeHeartbeat(status: string, path: HeartbeatPath): void {
+    this.heartbeats.inc({ status, path });
+  }
+
+  /** Records a fast-path attempt. */
+  observeFastPath(hit: boolean): void {
+    this.fastPath.inc({ result: hit ? 'hit' : 'miss' });
+  }
+
+  /** Records a commit's outcome; refused commits are CAS conflicts. */
+  observeCommit(result: CommitResult): void {
+    if (result.ok) {
+      this.commits.inc({ result: 'ok' });
+      return;
+    }
+    const reason = result.reason === 'lease-renewed' ? 'lease_renewed' : 'conflict';
+    this.commits.inc({ result: reason });
+    this.casConflicts.inc({ reason });
+  }
+
+  /** Records a mutex acquisition; `waitedMs` is null when the first attempt succeeded. */
+  observeLockAcquired(waitedMs: number | null): void {
+    this.lockAcquisitions.inc({ waited: waitedMs === null ? 'false' : 'true' });
+    if (waitedMs !== null) this.lockWait.observe(undefined, waitedMs / 1000);
+  }
+
+  /** Records one attempt that found the mutex taken. */
+  observeLockBusy(): void {
+    this.lockBusy.inc();
+  }
+
+  /** Records one sweep (`report` null when it failed). */
+  observeSweep(report: SweepCounts | null, seconds: number): void {
+    this.sweeps.inc({ result: report === null ? 'error' : 'ok' });
+    this.sweepDuration.observe(undefined, seconds);
+    if (report === null) return;
+    this.sweepStreams.inc(undefined, report.streams);
+    this.sweepGroupsChanged.inc(undefined, report.groupsChanged);
+    this.sweepSkippedBusy.inc(undefined, report.skippedBusy);
+  }
+
+  /** Runs `sweep`, records it, and returns (or rethrows) its outcome. */
+  async timeSweep<R extends SweepCounts>(sweep: () => Promise<R>): Promise<R> {
+    const start = this.clock();
+    try {
+      const report = await sweep();
+      this.observeSweep(report, (this.clock() - start) / 1000);
+      return report;
+    } catch (err) {
+      this.observeSweep(null, (this.clock() - start) / 1000);
+      throw err;
+    }
+  }
+
+  /** Fills the state gauges from `listGroups()` at every scrape. */
+  watchGroups(listGroups: () => Promise<GroupSnapshot[]>): void {
+    this.registry.onCollect(async () => {
+      for (const g of [this.streams, this.shards, this.groups, this.members, this.migrations]) g.reset();
+      this.activeMigrations.reset();
+      let snaps: GroupSnapshot[];
+      try {
+        snaps = await listGroups();
+      } catch {
+        // Redis trouble shows as rsc_metadata_read_up 0 (and in the request metrics), not as a failed scrape.
+        this.metadataUp.set(undefined, 0);
+        return;
+      }
+      const g = groupGauges(snaps);
+      this.metadataUp.set(undefined, 1);
+      this.streams.set(undefined, g.streams);
+      this.shards.set(undefined, g.shards);
+      this.activeMigrations.set(undefined, g.activeMigrations);
+      for (const s of GROUP_STATES) this.groups.set({ state: s }, g.groupsByState[s]);
+      for (const s of MEMBER_STATES) this.members.set({ state: s }, g.membersByState[s]);
+      for (const s of MIGRATION_STATES) this.migrations.set({ state: s }, g.migrationsByState[s]);
+    });
+  }
+
+  /** The text exposition of every metric. */
+  render(): Promise<string> {
+    return this.registry.render();
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * `GET /metrics` on the Node adapter over a private Redis: the text format parses, and the
+ * numbers follow the requests, heartbeats, sweeps and stored state that produced them.
+ */
+import { afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { type RunningServer, startServer } from '../../node/server.js';
+import { ConfigError, parseConfig } from '../../src/config.js';
+import {
+  type Exposition,
+  parseExposition,
+  sampleSum,
+  sampleValue,
+} from '../../src/metrics/test-exposition.js';
+import { uniquePrefix } from '../support/redis.js';
+import { heartbeatBody } from '../support/stack.js';
+
+const ADMIN = { user: 'admin', password: 'metrics-admin-secret' };
+const READER = { user: 'reader', password: 'metrics-reader-secret' };
+const CREDENTIALS = {
+  COORDINATOR_ADMIN_PASSWORD: ADMIN.password,
+  COORDINATOR_USERS: `${READER.user}:${READER.password}:READ`,
+};
+
+const running: RunningServer[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((s) => s.close()));
+});
+
+async function start(
+  config: Record<string, string>,
+  env: Record<string, string> = {},
+): Promise<RunningServer> {
+  const server = await startServer({
+    config: parseConfig({
+      PORT: '0',
+      REDIS_URL: inject('redisUrl'),
+      COORDINATOR_KEY_PREFIX: uniquePrefix('metrics'),
+      COORDINATOR_SWEEP_INTERVAL_MS: '50',
+      ...config,
+    }),
+    env,
+    log: () => {},
+  });
+  running.push(server);
+  return server;
+}
+
+function basic(who: { user: string; password: string }): string {
+  return `Basic ${Buffer.from(`${who.user}:${who.password}`).toString('base64')}`;
+}
+
+async function call(
+  server: RunningServer,
+  method: string,
+  path: string,
+  body?: unknown,
+  who: { user: string; password: string } | null = ADMIN,
+) {
+  const headers: Record<string, string> = {};
+  if (who) headers.authorization = basic(who);
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    json: text.startsWith('{') ? JSON.parse(text) : null,
+  };
+}
+
+async function scrape(server: RunningServer): Promise<Exposition> {
+  const res = await call(server, 'GET', '/metrics', undefined, READER);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+  return parseExposition(res.text);
+}
+
+/** Heartbeats one member until the coordinator answers from the fast path (bounded). */
+async function heartbeatUntilSteady(server: RunningServer, prefix: string, memberId: string): Promise<void> {
+  const path = `/coord/v1/streams/${prefix}/groups/${prefix}/members/${memberId}/heartbeat`;
+  let epoch = 0;
+  let mv = 0;
+  let owned: number[] = [];
+  for (let i = 0; i < 8; i++) {
+    const res = await call(server, 'POST', path, heartbeatBody(memberId, prefix, { epoch, mv, owned }));
+    expect(res.status).toBe(200);
+    epoch = res.json.memberEpoch;
+    mv = res.json.metadataVersion;
+    owned = res.json.assignment.assignedShards.map((s: { shardIndex: number }) => s.shardIndex);
+  }
+}
+
+describe('metrics > Prometheus endpoint on Node', () => {
+  it('counts requests by route pattern and status, heartbeats by status and path, and state at scrape time', async () => {
+    const server = await start(CREDENTIALS);
+    const p = uniquePrefix('orders');
+    expect(
+      (await call(server, 'POST', `/coord/v1/streams/${p}`, { initialShardCount: 4, requestedBy: 't' }))
+        .status,
+    ).toBe(201);
+    await heartbeatUntilSteady(server, p, 'm1');
+    expect((await call(server, 'GET', `/coord/v1/streams/${p}/groups/${p}`)).status).toBe(200);
+    expect((await call(server, 'GET', `/coord/v1/streams/${p}/groups/nope`)).status).toBe(404);
+    expect((await call(server, 'GET', '/no/such/route')).status).toBe(404);
+
+    const m = await scrape(server);
+    const req = (method: string, route: string, status: string) =>
+      sampleValue(m, 'rsc_http_requests_total', { method, route, status });
+    expect(req('POST', '/coord/v1/streams/:streamPrefix', '201')).toBe(1);
+    expect(req('GET', '/coord/v1/streams/:streamPrefix/groups/:consumerGroup', '200')).toBe(1);
+    expect(req('GET', '/coord/v1/streams/:streamPrefix/groups/:consumerGroup', '404')).toBe(1);
+    expect(req('GET', 'unmatched', '404')).toBe(1);
+    expect(
+      sampleValue(m, 'rsc_http_request_duration_seconds_count', {
+        method: 'POST',
+        route: '/coord/v1/streams/:streamPrefix',
+        status: '201',
+      }),
+    ).toBe(1);
+    // Raw paths never become labels: the stream's name appears nowhere in the exposition.
+    expect(m.samples.some((s) => Object.values(s.labels).some((v) => v.includes(p)))).toBe(false);
+
+    const heartbeatRoute =
+      '/coord/v1/streams/:streamPrefix/groups/:consumerGroup/members/:memberId/heartbeat';
+    expect(req('POST', heartbeatRoute, '200')).toBe(8);
+    expect(sampleSum(m, 'rsc_heartbeats_total')).toBe(8);
+    expect(sampleSum(m, 'rsc_heartbeats_total', { path: 'full' })).toBeGreaterThanOrEqual(1);
+    expect(sampleValue(m, 'rsc_heartbeats_total', { status: 'OK', path: 'fast' })).toBeGreaterThanOrEqual(1);
+    expect(sampleValue(m, 'rsc_heartbeat_fast_path_total', { result: 'hit' })).toBe(
+      sampleValue(m, 'rsc_heartbeats_total', { status: 'OK', path: 'fast' }),
+    );
+
+    expect(sampleValue(m, 'rsc_streams')).toBe(1);
+    expect(sampleValue(m, 'rsc_shards')).toBe(4);
+    expect(sampleValue(m, 'rsc_members', { state: 'ACTIVE' })).toBe(1);
+    expect(sampleValue(m, 'rsc_members', { state: 'FENCED' })).toBe(0);
+    expect(sampleSum(m, 'rsc_groups')).toBe(1);
+    expect(sampleSum(m, 'rsc_migrations')).toBe(0);
+    expect(sampleValue(m, 'rsc_metadata_read_up')).toBe(1);
+    expect(sampleValue(m, 'rsc_store_commits_total', { result: 'ok' })).toBeGreaterThanOrEqual(2);
+    expect(sampleValue(m, 'rsc_lock_acquisitions_total', { waited: 'false' })).toBeGreaterThanOrEqual(2);
+    expect(m.samples.find((s) => s.name === 'rsc_build_info')?.value).toBe(1);
+  });
+
+  it('records sweeps: count, duration and outcome', async () => {
+    const server = await start({});
+    await vi.waitFor(async () => {
+      const m = parseExposition((await call(server, 'GET', '/metrics', undefined, null)).text);
+      expect(sampleValue(m, 'rsc_sweeps_total', { result: 'ok' })).toBeGreaterThanOrEqual(2);
+      expect(sampleValue(m, 'rsc_sweep_duration_seconds_count')).toBe(sampleSum(m, 'rsc_sweeps_total'));
+    });
+  });
+
+  it('counts migrations by state once a stream is scaled', async () => {
+    const server = await start({});
+    const p = uniquePrefix('scaled');
+    await call(server, 'POST', `/coord/v1/streams/${p}`, { initialShardCount: 2, requestedBy: 't' }, null);
+    const scaled = await call(server, 'POST', `/coord/v1/streams/${p}/scale`, {
+      targetShardCount: 3,
+      requestedBy: 't',
+      reason: 'metrics test',
+    });
+    expect(scaled.status).toBe(202);
+    const m = parseExposition((await call(server, 'GET', '/metrics', undefined, null)).text);
+    expect(sampleSum(m, 'rsc_migrations')).toBe(1);
+    expect(sampleValue(m, 'rsc_shards')).toBe(3);
+  });
+});
+
+describe('metrics > access', () => {
+  it('needs READ when credentials are configured: 401 anonymous, 403 without a reading role', async () => {
+    const server = await start({
+      ...CREDENTIALS,
+      COORDINATOR_USERS: `${CREDENTIALS.COORDINATOR_USERS},m:m-secret:MEMBER`,
+    });
+    expect((await call(server, 'GET', '/metrics', undefined, null)).status).toBe(401);
+    expect(
+      (await call(server, 'GET', '/metrics', undefined, { user: 'm', password: 'm-secret' })).status,
+    ).toBe(403);
+    expect((await call(server, 'GET', '/metrics', undefined, READER)).status).toBe(200);
+    const m = await scrape(server);
+    expect(
+      sampleValue(m, 'rsc_http_requests_total', { method: 'GET', route: '/metrics', status: '401' }),
+    ).toBe(1);
+  });
+
+  it('is public with COORDINATOR_METRICS_PUBLIC=true', async () => {
+    const server = await start(CREDENTIALS, { COORDINATOR_METRICS_PUBLIC: 'true' });
+    expect((await call(server, 'GET', '/metrics', undefined, null)).status).toBe(200);
+    expect((await call(server, 'GET', '/coord/v1/monitoring/groups', undefined, null)).status).toBe(401);
+  });
+
+  it('refuses to start with an unreadable COORDINATOR_METRICS_PUBLIC', async () => {
+    await expect(start({}, { COORDINATOR_METRICS_PUBLIC: 'maybe' })).rejects.toBeInstanceOf(ConfigError);
+  });
+});
