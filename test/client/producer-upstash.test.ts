@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis as Upstash } from '@upstash/redis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { IDEMPOTENT_PUBLISH } from '../../src/client/lua/idempotent-publish.js';
 import type { FetchLike } from '../../src/client/transport.js';
 import { upstashAdapter } from '../../src/client/upstash-adapter.js';
@@ -14,7 +14,7 @@ import { standaloneClient, uniquePrefix } from '../support/redis.js';
 import { makeStack } from '../support/stack.js';
 import { createStream, producer, readShard, stackFetch, totalEntries } from './fixtures.js';
 import { referenceDouble } from './reference-double.js';
-import { startUpstashBridge, type UpstashBridge } from './upstash-bridge.js';
+import { startUpstashBridge, type UpstashBridge } from '../support/upstash-bridge.js';
 
 const stack = makeStack({ name: 'standalone', make: standaloneClient });
 const redis = standaloneClient();
@@ -22,7 +22,7 @@ let bridge: UpstashBridge;
 let client: Upstash;
 
 beforeAll(async () => {
-  bridge = await startUpstashBridge(redis);
+  bridge = await startUpstashBridge({ redisUrl: inject('redisUrl') });
   client = new Upstash({
     url: bridge.url,
     token: bridge.token,
