@@ -4,31 +4,13 @@
  * live in other slots and get their own commands.
  */
 import { Cluster, Redis } from 'ioredis';
-import type { RetireOutcome, ShardReading } from '../core/drain-evidence.js';
 import { CoordinatorError, isCoordinatorError } from '../core/errors.js';
 import { streamKeys, streamsIndexKey } from './keys.js';
 import { runScript } from './run-script.js';
-import { COMMIT } from './scripts/commit.js';
-import { decodeCommitReply, encodeCommit, type ScriptCall } from './scripts/commit-args.js';
-import { FAST_HEARTBEAT } from './scripts/fast-heartbeat.js';
-import { decodeFastHeartbeatReply, encodeFastHeartbeat } from './scripts/fast-heartbeat-args.js';
-import { LOAD } from './scripts/load.js';
-import { decodeLoadReply, encodeLoad } from './scripts/load-reply.js';
+import { ScriptStore } from './script-store.js';
+import type { ScriptCall } from './scripts/commit-args.js';
 import type { LuaScript } from './scripts/lua-script.js';
-import { PROVISION } from './scripts/provision.js';
-import { PROVISION_EXISTING } from './scripts/provision-existing.js';
-import { RELEASE_LOCK } from './scripts/release-lock.js';
-import { RETIRE_SHARD } from './scripts/retire-shard.js';
-import { decodeProvisionExisting, decodeRetireReply, decodeShardReading } from './scripts/shard-args.js';
-import { SHARD_EVIDENCE } from './scripts/shard-evidence.js';
-import type {
-  CommitRequest,
-  CommitResult,
-  FastHeartbeatRequest,
-  ShardOps,
-  Store,
-  StreamSnapshot,
-} from './store.js';
+import type { ShardOps, Store } from './store.js';
 
 /** Options of IoredisStore. */
 export interface IoredisStoreOptions {
@@ -85,13 +67,14 @@ function redisFailure(err: unknown): CoordinatorError {
 }
 
 /** Store implementation over one ioredis client (standalone or Cluster). */
-export class IoredisStore implements Store, Required<ShardOps> {
+export class IoredisStore extends ScriptStore implements Store, Required<ShardOps> {
   private readonly client: Redis | Cluster;
-  private readonly ns: string;
+  protected readonly ns: string;
   private readonly ownsClient: boolean;
   private readonly pingTimeoutMs: number;
 
   constructor(client: Redis | Cluster, options: IoredisStoreOptions) {
+    super();
     this.client = client;
     this.ns = options.namespace;
     this.ownsClient = options.ownsClient ?? false;
@@ -106,32 +89,18 @@ export class IoredisStore implements Store, Required<ShardOps> {
     }
   }
 
-  private script(script: LuaScript, c: ScriptCall): Promise<unknown> {
+  protected script(script: LuaScript, c: ScriptCall): Promise<unknown> {
     return this.call(() => runScript(this.client, script, c.keys, c.args));
+  }
+
+  protected failure(err: unknown): CoordinatorError {
+    return redisFailure(err);
   }
 
   async tryLock(prefix: string, token: string, ttlMs: number): Promise<boolean> {
     const key = streamKeys(this.ns, prefix).lock;
     const r = await this.call(() => this.client.set(key, token, 'PX', Math.max(1, Math.floor(ttlMs)), 'NX'));
     return r === 'OK';
-  }
-
-  async unlock(prefix: string, token: string): Promise<void> {
-    await this.script(RELEASE_LOCK, { keys: [streamKeys(this.ns, prefix).lock], args: [token] });
-  }
-
-  async load(prefix: string, groups: string[] | 'all'): Promise<StreamSnapshot | null> {
-    const reply = await this.script(LOAD, encodeLoad(this.ns, prefix, groups));
-    return decodeLoadReply(prefix, reply, groups);
-  }
-
-  async commit(req: CommitRequest): Promise<CommitResult> {
-    const c = encodeCommit(this.ns, req);
-    return decodeCommitReply(await this.script(COMMIT, c));
-  }
-
-  async fastHeartbeat(req: FastHeartbeatRequest): Promise<string | null> {
-    return decodeFastHeartbeatReply(await this.script(FAST_HEARTBEAT, encodeFastHeartbeat(this.ns, req)));
   }
 
   async listStreams(): Promise<string[]> {
@@ -145,45 +114,6 @@ export class IoredisStore implements Store, Required<ShardOps> {
 
   async unregisterStream(prefix: string): Promise<void> {
     await this.call(() => this.client.srem(streamsIndexKey(this.ns), prefix));
-  }
-
-  async provision(streamKey: string, group: string): Promise<void> {
-    const reply = await this.script(PROVISION, { keys: [streamKey], args: [group] });
-    const [code, text] = Array.isArray(reply) ? reply : [];
-    if (Number(code) === 1 || Number(code) === 2) return;
-    throw new CoordinatorError(
-      'REDIS_STREAM_PROVISIONING_FAILED',
-      `could not create consumer group "${group}" on stream "${streamKey}": ${String(text ?? 'unexpected reply')}`,
-    );
-  }
-
-  async provisionExisting(streamKey: string, group: string): Promise<boolean> {
-    const r = decodeProvisionExisting(
-      await this.script(PROVISION_EXISTING, { keys: [streamKey], args: [group] }),
-    );
-    if (typeof r === 'boolean') return r;
-    throw new CoordinatorError(
-      'REDIS_STREAM_PROVISIONING_FAILED',
-      `could not create consumer group "${group}" on stream "${streamKey}": ${r.error}`,
-    );
-  }
-
-  async readShard(streamKey: string): Promise<ShardReading> {
-    try {
-      return decodeShardReading(await this.script(SHARD_EVIDENCE, { keys: [streamKey], args: [] }));
-    } catch (err) {
-      return { kind: 'error', message: redisFailure(err).message };
-    }
-  }
-
-  async retireShard(streamKey: string, managedGroups: readonly string[]): Promise<RetireOutcome> {
-    try {
-      return decodeRetireReply(
-        await this.script(RETIRE_SHARD, { keys: [streamKey], args: [...managedGroups] }),
-      );
-    } catch (err) {
-      return { kind: 'error', message: redisFailure(err).message };
-    }
   }
 
   async countExisting(keys: string[]): Promise<number> {
