@@ -6,11 +6,12 @@
  * (comma-separated subset of heartbeat,producer,consumer; default all).
  */
 
-const selected = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
-const only = (name: string) => !selected || selected.includes(name);
 import { startStandalone } from '../test/support/redis-server.js';
 import { benchHeartbeats, type HeartbeatBenchRow } from './heartbeat.js';
 import { benchProducer } from './producer.js';
+
+const selected = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
+const only = (name: string) => !selected || selected.includes(name);
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);

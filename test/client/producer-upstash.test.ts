@@ -12,9 +12,9 @@ import { upstashAdapter } from '../../src/client/upstash-adapter.js';
 import { routeV1 } from '../../src/routing/route-v1.js';
 import { standaloneClient, uniquePrefix } from '../support/redis.js';
 import { makeStack } from '../support/stack.js';
+import { startUpstashBridge, type UpstashBridge } from '../support/upstash-bridge.js';
 import { createStream, producer, readShard, stackFetch, totalEntries } from './fixtures.js';
 import { referenceDouble } from './reference-double.js';
-import { startUpstashBridge, type UpstashBridge } from '../support/upstash-bridge.js';
 
 const stack = makeStack({ name: 'standalone', make: standaloneClient });
 const redis = standaloneClient();
