@@ -76,7 +76,7 @@ async function benchSize(redisUrl: string, n: number, trials: number): Promise<H
     return { status: res.status, body: await res.json() };
   };
   const stack = { call };
-  const prefix = 'orders';
+  const prefix = `orders-${n}`;
   const created = await call('POST', `/coord/v1/streams/${prefix}`, {
     initialShardCount: SHARDS,
     requestedBy: 'bench',
