@@ -1,0 +1,51 @@
+/**
+ * Bundles `worker.ts` as a Worker build would: one self-contained ES module for a fetch runtime
+ * (platform neutral, Worker export conditions), so nothing Node-only can slip in unnoticed.
+ */
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+/** A bundled Worker module and what went into it. */
+export interface EdgeBundle {
+  /** The ES module text. */
+  code: string;
+  /** Source files bundled in, relative to the repository root (as esbuild's metafile names them). */
+  inputs: string[];
+  /** Imports left unresolved in the output (a self-contained Worker has none). */
+  externalImports: string[];
+  /** `compatibility_date` of wrangler.toml, so Miniflare runs the same runtime as the real Worker. */
+  compatibilityDate: string;
+}
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** Builds the edge producer Worker in memory. */
+export async function bundleEdgeWorker(): Promise<EdgeBundle> {
+  const result = await build({
+    entryPoints: [fileURLToPath(new URL('./worker.ts', import.meta.url))],
+    absWorkingDir: ROOT,
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    conditions: ['workerd', 'worker', 'browser'],
+    // `neutral` resolves no main fields by default; packages without `exports` still need them.
+    mainFields: ['module', 'main'],
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const output = result.outputFiles[0];
+  if (!output) throw new Error('esbuild produced no output');
+  const meta = Object.values(result.metafile.outputs)[0];
+  const toml = await readFile(`${ROOT}wrangler.toml`, 'utf8');
+  const compatibilityDate = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1];
+  if (!compatibilityDate) throw new Error('wrangler.toml has no compatibility_date');
+  return {
+    code: output.text,
+    inputs: Object.keys(result.metafile.inputs),
+    externalImports: (meta?.imports ?? []).map((i) => i.path),
+    compatibilityDate,
+  };
+}
