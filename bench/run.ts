@@ -7,6 +7,7 @@
  */
 
 import { startStandalone } from '../test/support/redis-server.js';
+import { benchConsumer } from './consumer.js';
 import { benchHeartbeats, type HeartbeatBenchRow } from './heartbeat.js';
 import { benchProducer } from './producer.js';
 
@@ -101,6 +102,7 @@ async function main(): Promise<void> {
     const rows = only('heartbeat') ? await benchHeartbeats(redis.url, sizes, trials) : [];
     if (rows.length > 0) console.log(heartbeatTables(rows));
     if (only('producer')) console.log(`\n${await benchProducer(redis.url)}`);
+    if (only('consumer')) console.log(`\n${await benchConsumer(redis.url)}`);
   } finally {
     await redis.stop();
   }

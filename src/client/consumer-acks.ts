@@ -1,0 +1,132 @@
+/**
+ * Coalesces the acks of one shard. Acks waiting when the read loop is about to read again ride
+ * along with that read (`XACK` sent just before `XREADGROUP` on the read connection: no extra
+ * round trip per batch); acks of records finishing while the loop is blocked in a read go out
+ * in one `XACK key g id…` on the shared client, after the current macrotask. A failed write is retried a few times; then the ids are given up (they stay
+ * pending and are delivered again: at-least-once).
+ */
+import type { ConsumerRedis } from './consumer-redis.js';
+
+/** Attempts per ack write before its ids are given up. */
+const MAX_ATTEMPTS = 5;
+
+/** Acks taken to travel with a read; the read loop reports how their write went. */
+export interface AckRide {
+  ids: string[];
+  written(): void;
+  failed(err: unknown): void;
+}
+
+/** Pending acks of one shard stream. */
+export class AckBuffer {
+  private acks: string[] = [];
+  private deletes: string[] = [];
+  private writing: Promise<void> | null = null;
+  private scheduled = false;
+  private riding = 0;
+  private readonly rides = new Set<Promise<void>>();
+
+  constructor(
+    private readonly redis: ConsumerRedis,
+    private readonly key: string,
+    private readonly onWritten: (ids: readonly string[]) => void,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  /** Acks not yet confirmed by Redis (queued, being written, or riding with a read). */
+  get size(): number {
+    return this.acks.length + this.deletes.length + this.riding + (this.writing ? 1 : 0);
+  }
+
+  /** Queues an ack (`del`: also delete the entry). */
+  push(id: string, del: boolean): void {
+    (del ? this.deletes : this.acks).push(id);
+    this.schedule();
+  }
+
+  /** Takes the plain acks waiting, to be written with the next read; null when there are none. */
+  takeForRead(): AckRide | null {
+    if (this.acks.length === 0) return null;
+    const ids = this.acks;
+    this.acks = [];
+    this.riding += ids.length;
+    let settle: () => void = () => {};
+    const done = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    this.rides.add(done);
+    const end = () => {
+      this.riding -= ids.length;
+      this.rides.delete(done);
+      settle();
+    };
+    return {
+      ids,
+      written: () => {
+        end();
+        this.onWritten(ids);
+      },
+      failed: (err) => {
+        end();
+        this.onError(err);
+        // XACK is idempotent: send them again the ordinary way.
+        this.acks.push(...ids);
+        this.schedule();
+      },
+    };
+  }
+
+  /** Resolves once every queued ack has been written or given up. */
+  async flushed(): Promise<void> {
+    for (;;) {
+      if (this.rides.size > 0) {
+        await Promise.all([...this.rides]);
+        continue;
+      }
+      if (this.acks.length > 0 || this.deletes.length > 0) this.writing ??= this.drain();
+      if (!this.writing) return;
+      await this.writing;
+    }
+  }
+
+  /** Writes on the shared client after the current macrotask, unless a read takes the acks first. */
+  private schedule(): void {
+    if (this.scheduled || this.writing) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (this.acks.length > 0 || this.deletes.length > 0) this.writing ??= this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.acks.length > 0 || this.deletes.length > 0) {
+        const acks = this.acks;
+        const deletes = this.deletes;
+        this.acks = [];
+        this.deletes = [];
+        await this.write(acks, deletes);
+      }
+    } finally {
+      this.writing = null;
+    }
+  }
+
+  private async write(acks: string[], deletes: string[]): Promise<void> {
+    let acked = acks.length === 0;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (!acked) await this.redis.ack(this.key, acks);
+        acked = true;
+        if (deletes.length > 0) await this.redis.ackDelete(this.key, deletes);
+        this.onWritten([...acks, ...deletes]);
+        return;
+      } catch (err) {
+        this.onError(err);
+        if (attempt >= MAX_ATTEMPTS) return;
+        await new Promise((r) => setTimeout(r, Math.min(2000, 50 * 2 ** attempt)));
+      }
+    }
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * Errors of the consumer SDK. They carry a stable `code` and a `retryable` flag like the
+ * producer's `ClientError`s (errors.ts), which the consumer also reports as they are
+ * (coordinator unreachable, HTTP errors, Redis failures). Consumer errors mostly surface through
+ * the `error` event: the consumer itself never stops on them.
+ */
+
+/** Codes of consumer-specific errors. */
+export type ConsumerErrorCode =
+  | 'HEARTBEAT_REJECTED'
+  | 'HANDLER_FAILED'
+  | 'CONSUMER_CLOSED'
+  | 'INVALID_HEARTBEAT_RESPONSE';
+
+/** Base class of consumer-specific errors. */
+export class ConsumerError extends Error {
+  /** Stable machine-readable code. */
+  readonly code: ConsumerErrorCode;
+  /** True when the condition is transient. */
+  readonly retryable: boolean;
+
+  constructor(code: ConsumerErrorCode, message: string, options: { retryable: boolean; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.retryable = options.retryable;
+  }
+}
+
+/**
+ * The coordinator refused a heartbeat: `UNSUPPORTED_PROTOCOL` or `INVALID_REQUEST`, or a join
+ * answered `UNKNOWN_MEMBER_ID` (no such group) or `FENCED_MEMBER_EPOCH`. The member stops
+ * reading (fails closed) and keeps asking to (re)join at the heartbeat interval.
+ */
+export class HeartbeatRejectedError extends ConsumerError {
+  /** The heartbeat status the coordinator answered. */
+  readonly status: string;
+
+  constructor(memberId: string, status: string) {
+    super('HEARTBEAT_REJECTED', `member '${memberId}': heartbeat answered ${status}`, {
+      retryable: status !== 'UNSUPPORTED_PROTOCOL',
+    });
+    this.status = status;
+  }
+}
+
+/** A heartbeat answer was 2xx but not a usable `HeartbeatResponse`. */
+export class InvalidHeartbeatResponseError extends ConsumerError {
+  constructor(message: string) {
+    super('INVALID_HEARTBEAT_RESPONSE', message, { retryable: true });
+  }
+}
+
+/** The handler threw (or answered `'retry'`): the record stays pending and is retried later. */
+export class HandlerFailedError extends ConsumerError {
+  /** Shard stream key of the record. */
+  readonly streamKey: string;
+  /** Entry id of the record. */
+  readonly entryId: string;
+  /** Deliveries of the record so far (this one included). */
+  readonly deliveryCount: number;
+
+  constructor(streamKey: string, entryId: string, deliveryCount: number, cause: unknown) {
+    super(
+      'HANDLER_FAILED',
+      `handler failed for ${streamKey} ${entryId} (delivery ${deliveryCount}): ${errorText(cause)}`,
+      {
+        retryable: true,
+        cause,
+      },
+    );
+    this.streamKey = streamKey;
+    this.entryId = entryId;
+    this.deliveryCount = deliveryCount;
+  }
+}
+
+/** `start()` was called on a consumer that is closing or closed. */
+export class ConsumerClosedError extends ConsumerError {
+  constructor() {
+    super('CONSUMER_CLOSED', 'the consumer is closed', { retryable: false });
+  }
+}
+
+/** One-line text of a thrown value (handler errors go into the dead-letter stream as text). */
+export function errorText(err: unknown): string {
+  if (err instanceof Error) return `${err.name}: ${err.message}`;
+  if (typeof err === 'string') return err;
+  if (err === undefined) return 'handler asked for a retry';
+  try {
+    return JSON.stringify(err) ?? String(err);
+  } catch {
+    return String(err);
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Events of the consumer and a tiny typed emitter (no `node:events`: listeners are plain
+ * callbacks, and a throwing listener never disturbs the consumer).
+ */
+
+/** Why a member stopped reading a shard. */
+export type RevokeReason =
+  /** The coordinator moved the shard (it left `assignedShards`). */
+  | 'rebalance'
+  /** The local assignment lease ran out without a newer heartbeat answer (fail closed). */
+  | 'lease-lost'
+  /** The coordinator answered FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID or rejected the member. */
+  | 'fenced'
+  /** `close()`. */
+  | 'shutdown';
+
+/** One interval during which a member read (and processed) a shard. */
+export interface OwnershipRecord {
+  memberId: string;
+  shard: number;
+  /** When the member began reading (before reclaiming pending entries), epoch ms. */
+  start: number;
+  /** When its last handler on the shard finished and its acks were written; null while open. */
+  end: number | null;
+}
+
+/** Payload of every event, by name. */
+export interface ConsumerEventMap {
+  /** A member began reading a shard. */
+  assigned: { memberId: string; shard: number; streamKey: string };
+  /** A member stopped reading a shard and finished its in-flight work on it. */
+  revoked: { memberId: string; shard: number; streamKey: string; reason: RevokeReason };
+  /** A member's local assignment lease ran out: it stopped reading every shard. */
+  'lease-lost': { memberId: string; shards: number[]; leaseExpiredAt: number };
+  /** A record went to the dead-letter stream. */
+  'dead-letter': {
+    memberId: string;
+    shard: number;
+    entryId: string;
+    deliveryCount: number;
+    error: string;
+    deadLetterId: string;
+  };
+  /** An ownership interval opened (`end: null`) or closed (for exclusivity checks and audits). */
+  ownership: OwnershipRecord;
+  /** Something failed; the consumer carries on (retries, re-reads, fails closed as needed). */
+  error: { memberId: string | null; context: string; error: Error };
+}
+
+/** An event name. */
+export type ConsumerEventName = keyof ConsumerEventMap;
+
+/** A listener of event `K`. */
+export type ConsumerListener<K extends ConsumerEventName> = (event: ConsumerEventMap[K]) => void;
+
+/** Listeners given up front (so events during start-up are not missed). */
+export type ConsumerListeners = { [K in ConsumerEventName]?: ConsumerListener<K> };
+
+/** Typed emitter of consumer events. */
+export class ConsumerEvents {
+  private readonly listeners = new Map<ConsumerEventName, Set<(e: never) => void>>();
+
+  constructor(initial: ConsumerListeners = {}) {
+    for (const [name, fn] of Object.entries(initial)) {
+      if (typeof fn === 'function')
+        this.on(name as ConsumerEventName, fn as ConsumerListener<ConsumerEventName>);
+    }
+  }
+
+  /** Adds a listener; returns a function that removes it. */
+  on<K extends ConsumerEventName>(name: K, listener: ConsumerListener<K>): () => void {
+    let set = this.listeners.get(name);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(name, set);
+    }
+    const fn = listener as (e: never) => void;
+    set.add(fn);
+    return () => {
+      set.delete(fn);
+    };
+  }
+
+  /** Calls every listener of `name`; listener failures are swallowed. */
+  emit<K extends ConsumerEventName>(name: K, event: ConsumerEventMap[K]): void {
+    const set = this.listeners.get(name);
+    if (!set) return;
+    for (const fn of [...set]) {
+      try {
+        (fn as ConsumerListener<K>)(event);
+      } catch {
+        // A listener's bug must not stop a read loop or a heartbeat.
+      }
+    }
+  }
+
+  /** Emits an `error` event for `err` (non-Errors are wrapped). */
+  error(memberId: string | null, context: string, err: unknown): void {
+    const error = err instanceof Error ? err : new Error(String(err));
+    this.emit('error', { memberId, context, error });
+  }
+}

@@ -1,0 +1,223 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidHeartbeatResponseError } from './consumer-errors.js';
+import {
+  type HeartbeatAnswer,
+  type LocalReport,
+  MemberProtocol,
+  parseHeartbeatAnswer,
+} from './member-protocol.js';
+
+const options = {
+  heartbeatIntervalMs: 3000,
+  fallbackLeaseTtlMs: 15_000,
+  leaseMarginMs: null,
+  maxInFlightPerMember: 4,
+  requestTimeoutMs: 5000,
+};
+
+function answer(over: Partial<HeartbeatAnswer> = {}): HeartbeatAnswer {
+  return {
+    status: 'OK',
+    memberEpoch: 5,
+    metadataVersion: 9,
+    heartbeatIntervalMs: 500,
+    memberLeaseTtlMs: 3000,
+    assignedShards: [],
+    pendingShards: [],
+    ...over,
+  };
+}
+
+const report: LocalReport = {
+  reading: [2, 0],
+  revoking: [{ shard: 3, state: 'DRAINING', inFlight: 2, ackedAt: null }],
+  progress: [{ shard: 0, streamKey: 'o:0', lastDeliveredId: '1-0', lastAckedId: '1-0', pendingCount: 0 }],
+  inFlight: 3,
+};
+
+const none = new Set<number>();
+
+describe('member protocol > requests', () => {
+  it('joins with epoch 0 and an empty report, whatever it is doing', () => {
+    const m = new MemberProtocol('m0', options);
+    const body = m.request(report, '2026-01-01T00:00:00.000Z');
+    expect(body).toMatchObject({
+      protocolVersion: 1,
+      memberId: 'm0',
+      memberName: 'm0',
+      memberEpoch: 0,
+      metadataVersion: 0,
+      runtimeConsumerCapacity: { runtimeMaxConcurrency: 4, availableConcurrency: 1 },
+      ownedShards: [],
+      revokingShards: [],
+      shardProgress: [],
+    });
+    expect(m.request(report, 'x').requestId).not.toBe(body.requestId);
+  });
+
+  it('reports owned shards sorted, revokes and progress once it has an epoch', () => {
+    const m = new MemberProtocol('m0', options);
+    m.apply(answer({ assignedShards: [0, 2] }), 1000, none, none);
+    expect(m.request(report, '2026-01-01T00:00:00.000Z')).toMatchObject({
+      memberEpoch: 5,
+      metadataVersion: 9,
+      ownedShards: [{ shardIndex: 0 }, { shardIndex: 2 }],
+      revokingShards: [{ shard: { shardIndex: 3 }, state: 'DRAINING', inFlight: 2, ackedAt: null }],
+      shardProgress: [
+        {
+          shard: { shardIndex: 0 },
+          streamKey: 'o:0',
+          lastDeliveredId: '1-0',
+          lastAckedId: '1-0',
+          pendingCount: 0,
+          updatedAt: '2026-01-01T00:00:00.000Z',
+        },
+      ],
+    });
+  });
+
+  it('leaves with epoch -1, nothing owned and capacity 0', () => {
+    const m = new MemberProtocol('m0', options);
+    m.apply(answer(), 0, none, none);
+    const body = m.leaveRequest([{ shard: 1, state: 'REVOKED', inFlight: 0, ackedAt: 't' }], 't');
+    expect(body).toMatchObject({
+      memberEpoch: -1,
+      ownedShards: [],
+      runtimeConsumerCapacity: { runtimeMaxConcurrency: 4, availableConcurrency: 0 },
+      revokingShards: [{ shard: { shardIndex: 1 }, state: 'REVOKED', inFlight: 0, ackedAt: 't' }],
+    });
+  });
+});
+
+describe('member protocol > answers', () => {
+  it('OK: adopts epochs, starts new shards, stops shards that left the assignment', () => {
+    const m = new MemberProtocol('m0', options);
+    const d = m.apply(answer({ assignedShards: [1, 2, 4], pendingShards: [5] }), 1000, new Set([0, 1]), none);
+    expect(d).toEqual({ kind: 'assignment', keep: [1], stop: [0], start: [2, 4] });
+    expect(m.epoch).toBe(5);
+    expect(m.metadataVersion).toBe(9);
+    expect(m.pending).toEqual([5]);
+  });
+
+  it('OK: does not restart a shard still finishing its revoke', () => {
+    const m = new MemberProtocol('m0', options);
+    const d = m.apply(answer({ assignedShards: [1, 2] }), 0, none, new Set([2]));
+    expect(d).toMatchObject({ start: [1] });
+  });
+
+  it.each(['SYNC_METADATA', 'REVOKE_PENDING'] as const)(
+    '%s: keeps only owned ∩ assigned and starts nothing',
+    (status) => {
+      const m = new MemberProtocol('m0', options);
+      const d = m.apply(answer({ status, assignedShards: [1, 2, 3] }), 0, new Set([0, 1]), none);
+      expect(d).toEqual({ kind: 'assignment', keep: [1], stop: [0], start: [] });
+      expect(m.epoch).toBe(5);
+      expect([...m.assigned]).toEqual([1]);
+      expect(m.mayRead(2, 1)).toBe(false);
+    },
+  );
+
+  it.each(['FENCED_MEMBER_EPOCH', 'UNKNOWN_MEMBER_ID', 'INVALID_REQUEST', 'UNSUPPORTED_PROTOCOL'] as const)(
+    '%s: drops everything, ends the lease and rejoins with epoch 0, version 0',
+    (status) => {
+      const m = new MemberProtocol('m0', options);
+      m.apply(answer({ assignedShards: [0] }), 0, none, none);
+      const d = m.apply(answer({ status, memberEpoch: 12, metadataVersion: 20 }), 100, new Set([0]), none);
+      expect(d).toEqual({ kind: 'drop-all', status });
+      expect(m.epoch).toBe(0);
+      expect(m.metadataVersion).toBe(0);
+      expect(m.leaseValid(100)).toBe(false);
+      expect(m.mayRead(0, 100)).toBe(false);
+    },
+  );
+
+  it('RETRY changes nothing', () => {
+    const m = new MemberProtocol('m0', options);
+    m.apply(answer({ assignedShards: [0] }), 0, none, none);
+    expect(m.apply(answer({ status: 'RETRY', memberEpoch: 99 }), 100, new Set([0]), none)).toEqual({
+      kind: 'retry',
+    });
+    expect(m.epoch).toBe(5);
+    expect(m.leaseUntil).toBe(3000 - 600);
+  });
+});
+
+describe('member protocol > local lease', () => {
+  it('runs from the SEND time for the server lease minus the margin', () => {
+    const m = new MemberProtocol('m0', options);
+    m.apply(answer({ assignedShards: [0], memberLeaseTtlMs: 3000 }), 10_000, none, none);
+    // margin = min(3000, 3000 / 5) = 600
+    expect(m.leaseUntil).toBe(12_400);
+    expect(m.mayRead(0, 12_399)).toBe(true);
+    expect(m.mayRead(0, 12_400)).toBe(false);
+    expect(m.mayRead(1, 10_000)).toBe(false);
+  });
+
+  it('uses the fallback TTL when the answer has no memberLeaseTtlMs (reference coordinator)', () => {
+    const m = new MemberProtocol('m0', options);
+    m.apply(answer({ memberLeaseTtlMs: null }), 0, none, none);
+    expect(m.leaseUntil).toBe(15_000 - 3000);
+  });
+
+  it('honours an explicit margin', () => {
+    const m = new MemberProtocol('m0', { ...options, leaseMarginMs: 100 });
+    m.apply(answer({ memberLeaseTtlMs: 3000 }), 0, none, none);
+    expect(m.leaseUntil).toBe(2900);
+  });
+
+  it('heartbeats at the answered interval, sooner when the lease needs it, and caps the request timeout', () => {
+    const m = new MemberProtocol('m0', options);
+    m.apply(answer({ heartbeatIntervalMs: 500, memberLeaseTtlMs: 3000 }), 0, none, none);
+    expect(m.nextDelayMs()).toBe(500);
+    expect(m.requestTimeoutMs()).toBe(2400);
+    m.apply(answer({ heartbeatIntervalMs: 2900, memberLeaseTtlMs: 3000 }), 0, none, none);
+    expect(m.nextDelayMs()).toBe(800);
+  });
+});
+
+describe('member protocol > parsing answers', () => {
+  it('reads the reference shape (no memberLeaseTtlMs) and ours', () => {
+    const wire = {
+      responseTo: 'r',
+      status: 'OK',
+      memberId: 'm0',
+      memberEpoch: 3,
+      heartbeatIntervalMs: 3000,
+      rebalanceTimeoutMs: 60000,
+      groupEpoch: 3,
+      assignmentEpoch: 3,
+      metadataVersion: 4,
+      assignment: {
+        assignedShards: [{ shardIndex: 1 }],
+        pendingShards: [{ shardIndex: 2 }],
+        metadataVersion: 4,
+      },
+    };
+    expect(parseHeartbeatAnswer(wire)).toEqual({
+      status: 'OK',
+      memberEpoch: 3,
+      metadataVersion: 4,
+      heartbeatIntervalMs: 3000,
+      memberLeaseTtlMs: null,
+      assignedShards: [1],
+      pendingShards: [2],
+    });
+    expect(parseHeartbeatAnswer({ ...wire, memberLeaseTtlMs: 15000 }).memberLeaseTtlMs).toBe(15000);
+  });
+
+  it.each([
+    null,
+    {},
+    { status: 'MAYBE', memberEpoch: 1, metadataVersion: 1, heartbeatIntervalMs: 1 },
+    { status: 'OK', memberEpoch: '1', metadataVersion: 1, heartbeatIntervalMs: 1 },
+    {
+      status: 'OK',
+      memberEpoch: 1,
+      metadataVersion: 1,
+      heartbeatIntervalMs: 1,
+      assignment: { assignedShards: [{}] },
+    },
+  ])('rejects %j', (wire) => {
+    expect(() => parseHeartbeatAnswer(wire)).toThrow(InvalidHeartbeatResponseError);
+  });
+});

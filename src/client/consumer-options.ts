@@ -1,0 +1,224 @@
+/**
+ * Options of `createConsumer`, their defaults and validation (before any I/O).
+ */
+import { hostname } from 'node:os';
+import type { Cluster, Redis } from 'ioredis';
+import type { ConsumerListeners } from './consumer-events.js';
+import { InvalidOptionsError } from './errors.js';
+import type { Credentials, FetchLike } from './transport.js';
+
+/** What a handler answers for a record. `undefined` (no return value) counts as `'ack'`. */
+export type HandlerOutcome = 'ack' | 'ack-delete' | 'retry';
+
+/** One record handed to the handler. */
+export interface ConsumedRecord {
+  streamPrefix: string;
+  consumerGroup: string;
+  /** The member (and Redis consumer name) that read it. */
+  memberId: string;
+  shard: number;
+  streamKey: string;
+  /** Stream entry id. */
+  id: string;
+  /** Entry fields (a repeated field name keeps its last value). */
+  fields: Record<string, string>;
+  /** Deliveries of this record so far, this one included (1 on the first). */
+  deliveryCount: number;
+  /** Aborted when the member must stop working on the shard at once (lease lost, fenced). */
+  signal: AbortSignal;
+}
+
+/** What a handler may return: an outcome, nothing (= `'ack'`), or a promise of either. */
+// biome-ignore lint/suspicious/noConfusingVoidType: handlers that return nothing are the common case.
+export type HandlerResult = HandlerOutcome | undefined | void | Promise<HandlerOutcome | undefined | void>;
+
+/** Processes one record. Throwing (or answering `'retry'`) leaves it pending for a retry. */
+export type ConsumerHandler = (record: ConsumedRecord) => HandlerResult;
+
+/** Delay before retry `n` of a failed record: `min(maxMs, baseMs * factor^(n-1))`. */
+export interface RetryBackoff {
+  /** @default 1000 */
+  baseMs?: number;
+  /** @default 2 */
+  factor?: number;
+  /** @default 60000 */
+  maxMs?: number;
+}
+
+/** Options of `createConsumer`. */
+export interface ConsumerOptions {
+  /** Coordinator base URL, e.g. `http://127.0.0.1:8080`. */
+  coordinatorUrl: string;
+  /** Logical stream; shard keys are `<streamPrefix>:<i>`. */
+  streamPrefix: string;
+  /** Coordinator consumer group, also the Redis consumer group. @default streamPrefix */
+  consumerGroup?: string;
+  /** Members in this process (`<memberBase>-m0 … -m<N-1>`), each heartbeating on its own. @default 1 */
+  concurrency?: number;
+  /** Processes one record. */
+  handler: ConsumerHandler;
+  /** ioredis client (standalone or Cluster) for acks, claims and dead letters; duplicated for blocking reads. The caller keeps owning it. */
+  redis: Redis | Cluster;
+  /** Basic `{username, password}` or `{token}`; needs MEMBER when the coordinator authenticates heartbeats. @default none */
+  credentials?: Credentials;
+  /** @default globalThis.fetch */
+  fetch?: FetchLike;
+  /** Base of member ids, sanitized to `[A-Za-z0-9._-]`. Processes on one host need distinct bases. @default POD_IP env, else the host name */
+  memberBase?: string;
+  /** `COUNT` of every read. @default 10 */
+  pollBatchSize?: number;
+  /** `BLOCK` of every read of new entries, ms. @default 1000 */
+  blockMs?: number;
+  /** Records handled at once by one member, over all its shards (shared fairly). @default pollBatchSize */
+  maxInFlightPerMember?: number;
+  /** Records handled at once per shard; 1 handles a shard in order (until a retry). @default maxInFlightPerMember */
+  maxInFlightPerShard?: number;
+  /** Deliveries before a record goes to the dead-letter stream. @default 5 */
+  maxDeliveries?: number;
+  /** Stream receiving records past `maxDeliveries`. @default `<streamPrefix>:dlq` */
+  deadLetterStream?: string;
+  /** Delay before re-delivering a failed record, by delivery count. @default { baseMs: 1000, factor: 2, maxMs: 60000 } */
+  retryBackoff?: RetryBackoff;
+  /** Entries pending under another consumer are claimed once idle this long, ms. @default 10000 */
+  claimMinIdleMs?: number;
+  /** How often each read loop looks for due retries and orphaned entries, ms. @default 1000 */
+  pendingScanIntervalMs?: number;
+  /** Heartbeat interval until the coordinator's first answer sets it, ms. @default 3000 */
+  heartbeatIntervalMs?: number;
+  /** Timeout of one heartbeat request, ms (also capped at the local lease). @default 5000 */
+  requestTimeoutMs?: number;
+  /** Member lease TTL when the answer does not carry `memberLeaseTtlMs` (reference coordinator), ms. @default 15000 */
+  fallbackLeaseTtlMs?: number;
+  /** The local lease ends this long before the server's, ms. @default a fifth of the lease TTL, at most 3000 */
+  leaseMarginMs?: number;
+  /** Longest wait in `close()` for in-flight work before leaving anyway, ms. @default 30000 */
+  shutdownTimeoutMs?: number;
+  /** Event listeners registered before anything starts. @default none */
+  listeners?: ConsumerListeners;
+}
+
+/** Options with every default applied. */
+export interface ResolvedConsumerOptions {
+  coordinatorUrl: string;
+  streamPrefix: string;
+  consumerGroup: string;
+  concurrency: number;
+  memberBase: string;
+  pollBatchSize: number;
+  blockMs: number;
+  maxInFlightPerMember: number;
+  maxInFlightPerShard: number;
+  maxDeliveries: number;
+  deadLetterStream: string;
+  retryBackoff: Required<RetryBackoff>;
+  claimMinIdleMs: number;
+  pendingScanIntervalMs: number;
+  heartbeatIntervalMs: number;
+  requestTimeoutMs: number;
+  fallbackLeaseTtlMs: number;
+  leaseMarginMs: number | null;
+  shutdownTimeoutMs: number;
+}
+
+/** Keeps `[A-Za-z0-9._-]`, replacing anything else with `-` (as the reference clients do). */
+export function sanitizeMemberBase(raw: string): string {
+  return raw.replace(/[^A-Za-z0-9._-]/g, '-');
+}
+
+/** `POD_IP` if set, else the host name, sanitized; `consumer` if both are empty. */
+export function defaultMemberBase(env: Record<string, string | undefined> = process.env): string {
+  const raw = env.POD_IP?.trim() || safeHostname();
+  return sanitizeMemberBase(raw) || 'consumer';
+}
+
+function safeHostname(): string {
+  try {
+    return hostname();
+  } catch {
+    return '';
+  }
+}
+
+/** Member ids of a consumer: `<base>-m0 … -m<n-1>`. */
+export function memberIds(base: string, concurrency: number): string[] {
+  return Array.from({ length: concurrency }, (_, i) => `${base}-m${i}`);
+}
+
+/** The retry delay before delivery `deliveryCount + 1`. */
+export function backoffMs(b: Required<RetryBackoff>, deliveryCount: number): number {
+  const exp = Math.max(0, deliveryCount - 1);
+  return Math.min(b.maxMs, Math.round(b.baseMs * b.factor ** exp));
+}
+
+/** Validates `options` and applies defaults; throws `InvalidOptionsError`. */
+export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsumerOptions {
+  const bad = (why: string) => new InvalidOptionsError(`createConsumer: ${why}`);
+  if (!options || typeof options !== 'object') throw bad('options are required');
+  const { streamPrefix } = options;
+  if (typeof streamPrefix !== 'string' || streamPrefix.trim() === '' || /[{}]/.test(streamPrefix)) {
+    throw bad('streamPrefix must be a non-blank string without { or }');
+  }
+  const consumerGroup = options.consumerGroup ?? streamPrefix;
+  if (typeof consumerGroup !== 'string' || consumerGroup.trim() === '')
+    throw bad('consumerGroup must be non-blank');
+  if (typeof options.coordinatorUrl !== 'string' || options.coordinatorUrl === '') {
+    throw bad('coordinatorUrl is required');
+  }
+  if (typeof options.handler !== 'function') throw bad('handler must be a function');
+  const redis = options.redis as { duplicate?: unknown; xack?: unknown } | undefined;
+  if (!redis || typeof redis.duplicate !== 'function' || typeof redis.xack !== 'function') {
+    throw bad('redis must be an ioredis Redis or Cluster client');
+  }
+  const int = (name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER) => {
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+      throw bad(`${name} must be an integer in [${min}, ${max}], got ${value}`);
+    }
+    return value;
+  };
+  const memberBase = sanitizeMemberBase(options.memberBase ?? defaultMemberBase());
+  if (memberBase === '') throw bad('memberBase is empty after sanitizing');
+  const pollBatchSize = int('pollBatchSize', options.pollBatchSize ?? 10, 1, 100_000);
+  const maxInFlightPerMember = int('maxInFlightPerMember', options.maxInFlightPerMember ?? pollBatchSize, 1);
+  const backoff = options.retryBackoff ?? {};
+  const retryBackoff = {
+    baseMs: int('retryBackoff.baseMs', backoff.baseMs ?? 1000, 0),
+    factor: backoff.factor ?? 2,
+    maxMs: int('retryBackoff.maxMs', backoff.maxMs ?? 60_000, 0),
+  };
+  if (!(typeof retryBackoff.factor === 'number' && retryBackoff.factor >= 1 && retryBackoff.factor <= 100)) {
+    throw bad('retryBackoff.factor must be a number in [1, 100]');
+  }
+  const deadLetterStream = options.deadLetterStream ?? `${streamPrefix}:dlq`;
+  if (typeof deadLetterStream !== 'string' || deadLetterStream === '')
+    throw bad('deadLetterStream must be non-empty');
+  const fallbackLeaseTtlMs = int('fallbackLeaseTtlMs', options.fallbackLeaseTtlMs ?? 15_000, 100);
+  const leaseMarginMs =
+    options.leaseMarginMs === undefined ? null : int('leaseMarginMs', options.leaseMarginMs, 0);
+  return {
+    coordinatorUrl: options.coordinatorUrl,
+    streamPrefix,
+    consumerGroup,
+    concurrency: int('concurrency', options.concurrency ?? 1, 1, 1024),
+    memberBase,
+    pollBatchSize,
+    blockMs: int('blockMs', options.blockMs ?? 1000, 1),
+    maxInFlightPerMember,
+    maxInFlightPerShard: int('maxInFlightPerShard', options.maxInFlightPerShard ?? maxInFlightPerMember, 1),
+    maxDeliveries: int('maxDeliveries', options.maxDeliveries ?? 5, 1),
+    deadLetterStream,
+    retryBackoff,
+    claimMinIdleMs: int('claimMinIdleMs', options.claimMinIdleMs ?? 10_000, 0),
+    pendingScanIntervalMs: int('pendingScanIntervalMs', options.pendingScanIntervalMs ?? 1000, 1),
+    heartbeatIntervalMs: int('heartbeatIntervalMs', options.heartbeatIntervalMs ?? 3000, 1),
+    requestTimeoutMs: int('requestTimeoutMs', options.requestTimeoutMs ?? 5000, 1),
+    fallbackLeaseTtlMs,
+    leaseMarginMs,
+    shutdownTimeoutMs: int('shutdownTimeoutMs', options.shutdownTimeoutMs ?? 30_000, 0),
+  };
+}
+
+/** The local lease margin for a server lease of `ttlMs`. */
+export function leaseMargin(o: Pick<ResolvedConsumerOptions, 'leaseMarginMs'>, ttlMs: number): number {
+  if (o.leaseMarginMs !== null) return Math.min(o.leaseMarginMs, ttlMs);
+  return Math.min(3000, Math.ceil(ttlMs / 5));
+}

@@ -1,0 +1,197 @@
+/**
+ * The shards of one member: those being read (one `ShardReader` each), those stopped and still
+ * finishing their work (reported `DRAINING` with their in-flight count), those drained and to
+ * be reported `REVOKED, inFlight 0` once, and those dropped at a fence (not reported, but
+ * finished before the member rejoins).
+ */
+import type { ConsumerEvents, RevokeReason } from './consumer-events.js';
+import type { ConsumerHandler, ResolvedConsumerOptions } from './consumer-options.js';
+import type { ConsumerRedis } from './consumer-redis.js';
+import { FairSemaphore } from './consumer-semaphore.js';
+import { ShardReader } from './consumer-shard-reader.js';
+import type { LocalReport, LocalRevoke } from './member-protocol.js';
+
+/** What the shards of a member need. */
+export interface MemberShardsContext {
+  memberId: string;
+  options: ResolvedConsumerOptions;
+  redis: ConsumerRedis;
+  handler: ConsumerHandler;
+  events: ConsumerEvents;
+  /** Assigned by the latest successful answer and within the local lease. */
+  mayRead: (shard: number) => boolean;
+  leaseValid: () => boolean;
+  /** A revoke completed: report it soon. */
+  onRevoked: () => void;
+}
+
+interface Stopping {
+  reader: ShardReader;
+  reason: RevokeReason;
+}
+
+/** Reading, draining, revoked and dropped shards of one member. */
+export class MemberShards {
+  /** The member's in-flight budget, shared fairly by its shards. */
+  readonly semaphore: FairSemaphore;
+  private readonly readers = new Map<number, ShardReader>();
+  private readonly draining = new Map<number, Stopping>();
+  /** Drained shards with when they finished, until a successful answer has seen them. */
+  private readonly revoked = new Map<number, string>();
+  private readonly dropped = new Set<Promise<void>>();
+
+  constructor(private readonly ctx: MemberShardsContext) {
+    this.semaphore = new FairSemaphore(ctx.options.maxInFlightPerMember);
+  }
+
+  /** Shards being read. */
+  reading(): number[] {
+    return [...this.readers.keys()].sort((a, b) => a - b);
+  }
+
+  /** Shards still finishing a revoke. */
+  drainingShards(): number[] {
+    return [...this.draining.keys()].sort((a, b) => a - b);
+  }
+
+  /** Shards that must not be restarted yet (draining, or REVOKED not yet seen by the coordinator). */
+  notReady(): Set<number> {
+    return new Set([...this.draining.keys(), ...this.revoked.keys()]);
+  }
+
+  /** Shards currently reported REVOKED. */
+  revokedShards(): number[] {
+    return [...this.revoked.keys()];
+  }
+
+  /** The coordinator accepted a heartbeat carrying these REVOKED reports: they are reported once. */
+  revokesSeen(shards: readonly number[]): void {
+    for (const s of shards) this.revoked.delete(s);
+  }
+
+  /** True while readers dropped at a fence are still finishing. */
+  hasDropped(): boolean {
+    return this.dropped.size > 0;
+  }
+
+  /** Resolves once every reader dropped at a fence has finished. */
+  async droppedFinished(): Promise<void> {
+    await Promise.allSettled([...this.dropped]);
+  }
+
+  /** Resolves once every draining shard has finished. */
+  async drained(): Promise<void> {
+    await Promise.allSettled([...this.draining.values()].map((d) => d.reader.stop(false)));
+  }
+
+  /** Starts reading `shard`. */
+  start(shard: number): void {
+    const reader = new ShardReader({
+      memberId: this.ctx.memberId,
+      shard,
+      options: this.ctx.options,
+      redis: this.ctx.redis,
+      handler: this.ctx.handler,
+      events: this.ctx.events,
+      semaphore: this.semaphore,
+      mayRead: () => this.ctx.mayRead(shard),
+      leaseValid: this.ctx.leaseValid,
+    });
+    this.readers.set(shard, reader);
+    this.ctx.events.emit('assigned', { memberId: this.ctx.memberId, shard, streamKey: reader.key });
+    reader.start();
+  }
+
+  /** Stops reading `shard` (soft: finish what was read; hard: start nothing more). */
+  stop(shard: number, reason: RevokeReason, hard: boolean): void {
+    const existing = this.draining.get(shard);
+    if (existing) {
+      if (hard) {
+        existing.reason = reason;
+        void existing.reader.stop(true);
+      }
+      return;
+    }
+    const reader = this.readers.get(shard);
+    if (!reader) return;
+    this.readers.delete(shard);
+    const entry: Stopping = { reader, reason };
+    this.draining.set(shard, entry);
+    void reader.stop(hard).then(() => {
+      if (this.draining.get(shard) !== entry) return; // dropped at a fence meanwhile
+      this.draining.delete(shard);
+      this.revoked.set(shard, new Date().toISOString());
+      this.emitRevoked(shard, reader.key, entry.reason);
+      this.ctx.onRevoked();
+    });
+  }
+
+  /** Stops every shard being read or drained. */
+  stopAll(reason: RevokeReason, hard: boolean): void {
+    for (const s of [...this.readers.keys(), ...this.draining.keys()]) this.stop(s, reason, hard);
+  }
+
+  /** Fenced or rejected: stops everything at once and forgets it (the rejoin reports nothing). */
+  dropAll(): void {
+    const stopping = [
+      ...[...this.readers].map(([shard, reader]) => ({ shard, reader })),
+      ...[...this.draining].map(([shard, d]) => ({ shard, reader: d.reader })),
+    ];
+    this.readers.clear();
+    this.draining.clear();
+    this.revoked.clear();
+    for (const { shard, reader } of stopping) {
+      const done: Promise<void> = reader.stop(true).then(() => {
+        this.dropped.delete(done);
+        this.emitRevoked(shard, reader.key, 'fenced');
+      });
+      this.dropped.add(done);
+    }
+  }
+
+  /** What the next heartbeat reports. */
+  report(): LocalReport {
+    const revoking: LocalRevoke[] = [
+      ...[...this.draining].map(([shard, d]) => ({
+        shard,
+        state: 'DRAINING' as const,
+        inFlight: d.reader.inFlight(),
+        ackedAt: null,
+      })),
+      ...this.revokedReports(),
+    ];
+    const readers = [...this.readers.values(), ...[...this.draining.values()].map((d) => d.reader)];
+    return {
+      reading: [...this.readers.keys()],
+      revoking,
+      progress: readers.map((r) => r.progress()),
+      inFlight: this.semaphore.inUse,
+    };
+  }
+
+  /** Revoke reports of a leave: REVOKED for drained shards, DRAINING for those still running. */
+  leaveReports(): LocalRevoke[] {
+    return [
+      ...this.revokedReports(),
+      ...[...this.draining].map(([shard, d]) => ({
+        shard,
+        state: 'DRAINING' as const,
+        inFlight: Math.max(1, d.reader.inFlight()),
+        ackedAt: null,
+      })),
+    ];
+  }
+
+  private revokedReports(): LocalRevoke[] {
+    return [...this.revoked].map(([shard, at]) => ({
+      shard,
+      state: 'REVOKED' as const,
+      inFlight: 0,
+      ackedAt: at,
+    }));
+  }
+
+  private emitRevoked(shard: number, streamKey: string, reason: RevokeReason): void {
+    this.ctx.events.emit('revoked', { memberId: this.ctx.memberId, shard, streamKey, reason });
+  }
+}

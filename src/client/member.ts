@@ -1,0 +1,254 @@
+/**
+ * One consumer member: its heartbeat loop (single-flight, interval from each answer, jittered
+ * retry on HTTP errors and timeouts — it never dies on one), its local assignment lease (fail
+ * closed when it lapses, keep heartbeating), its shards (`MemberShards`), rejoin after a fence,
+ * and the graceful leave (epoch -1) on close.
+ */
+import { HeartbeatRejectedError } from './consumer-errors.js';
+import type { ConsumerEvents } from './consumer-events.js';
+import type { ConsumerHandler, ResolvedConsumerOptions } from './consumer-options.js';
+import type { ConsumerRedis } from './consumer-redis.js';
+import { type HeartbeatAnswer, MemberProtocol, parseHeartbeatAnswer } from './member-protocol.js';
+import { MemberShards } from './member-shards.js';
+import { jitter, Pause, sleep, waitUntil, withTimeout } from './member-timing.js';
+import { API_BASE, type CoordinatorTransport } from './transport.js';
+
+/** What a member is given by its consumer. */
+export interface MemberContext {
+  memberId: string;
+  options: ResolvedConsumerOptions;
+  transport: CoordinatorTransport;
+  redis: ConsumerRedis;
+  handler: ConsumerHandler;
+  events: ConsumerEvents;
+}
+
+/** A point-in-time view of a member (monitoring and tests). */
+export interface MemberStatus {
+  memberId: string;
+  memberEpoch: number;
+  lastStatus: string;
+  /** Shards being read. */
+  reading: number[];
+  /** Shards stopped and still finishing their in-flight work. */
+  draining: number[];
+  /** `pendingShards` of the latest successful answer. */
+  pending: number[];
+  leaseValid: boolean;
+  /** Records being handled now. */
+  inFlight: number;
+}
+
+/** Pause before a rejoin or after a wake-up, ms (a burst of revokes becomes one heartbeat). */
+const MIN_GAP_MS = 25;
+
+/** Heartbeat path of a member. */
+export function heartbeatPath(streamPrefix: string, group: string, memberId: string): string {
+  const e = encodeURIComponent;
+  return `${API_BASE}/streams/${e(streamPrefix)}/groups/${e(group)}/members/${e(memberId)}/heartbeat`;
+}
+
+/** One member of a consumer. */
+export class Member {
+  readonly protocol: MemberProtocol;
+  private readonly shards: MemberShards;
+  private readonly path: string;
+  private readonly pause = new Pause(MIN_GAP_MS);
+  private started = false;
+  private closing = false;
+  private stopLoop = false;
+  private loop: Promise<void> | null = null;
+  private closed: Promise<void> | null = null;
+  private leaseTimer: ReturnType<typeof setTimeout> | null = null;
+  private signalStop: () => void = () => {};
+  /** Resolves when the heartbeat loop is told to stop. */
+  private readonly stopped = new Promise<void>((resolve) => {
+    this.signalStop = resolve;
+  });
+
+  constructor(private readonly ctx: MemberContext) {
+    const o = ctx.options;
+    this.protocol = new MemberProtocol(ctx.memberId, o);
+    this.path = heartbeatPath(o.streamPrefix, o.consumerGroup, ctx.memberId);
+    this.shards = new MemberShards({
+      memberId: ctx.memberId,
+      options: o,
+      redis: ctx.redis,
+      handler: ctx.handler,
+      events: ctx.events,
+      mayRead: (shard) => this.protocol.mayRead(shard, Date.now()),
+      leaseValid: () => this.protocol.leaseValid(Date.now()),
+      // Report REVOKED now, so the next owner need not wait a whole interval.
+      onRevoked: () => this.pause.wake(),
+    });
+  }
+
+  /** The member id (also the Redis consumer name). */
+  get id(): string {
+    return this.ctx.memberId;
+  }
+
+  /** Starts heartbeating (joins with epoch 0). */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.loop = this.heartbeatLoop();
+  }
+
+  /** Snapshot of the member's state. */
+  status(): MemberStatus {
+    return {
+      memberId: this.id,
+      memberEpoch: this.protocol.epoch,
+      lastStatus: this.protocol.lastStatus,
+      reading: this.shards.reading(),
+      draining: this.shards.drainingShards(),
+      pending: [...this.protocol.pending],
+      leaseValid: this.protocol.leaseValid(Date.now()),
+      inFlight: this.shards.semaphore.inUse,
+    };
+  }
+
+  /** Stops reading, finishes in-flight work (bounded by `shutdownTimeoutMs`), leaves with epoch -1. */
+  close(): Promise<void> {
+    this.closed ??= this.shutdown();
+    return this.closed;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.closing = true;
+    const timeout = this.ctx.options.shutdownTimeoutMs;
+    const deadline = Date.now() + timeout;
+    // Heartbeats go on meanwhile, so the lease holds while the last records finish.
+    this.shards.stopAll('shutdown', false);
+    await waitUntil(this.shards.drained(), timeout);
+    // Past the deadline: start nothing more; what still runs is reported DRAINING in the leave.
+    this.shards.stopAll('shutdown', true);
+    this.stopLoop = true;
+    this.signalStop();
+    this.pause.endNow?.();
+    await this.loop;
+    this.clearLeaseTimer();
+    if (this.started && this.protocol.epoch > 0) await this.leave(deadline);
+  }
+
+  private async leave(deadline: number): Promise<void> {
+    const revoking = this.shards.leaveReports();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        const body = this.protocol.leaveRequest(revoking, new Date().toISOString());
+        const ms = Math.min(this.protocol.requestTimeoutMs(), Math.max(1, deadline - Date.now()));
+        await withTimeout(this.ctx.transport.request('POST', this.path, body), ms, 'leave');
+        this.protocol.dropAll();
+        return;
+      } catch (err) {
+        this.ctx.events.error(this.id, 'leave', err);
+        if (Date.now() >= deadline) return;
+        await sleep(jitter(100 * 2 ** attempt));
+      }
+    }
+  }
+
+  private async heartbeatLoop(): Promise<void> {
+    let delay = 0;
+    let failures = 0;
+    while (!this.stopLoop) {
+      await this.pause.wait(delay);
+      if (this.stopLoop) break;
+      if (this.protocol.epoch === 0 && this.shards.hasDropped()) {
+        // Rejoining tells the coordinator we hold nothing: make it true first (bounded by the
+        // server lease, after which the coordinator has let the shards go anyway).
+        await waitUntil(
+          Promise.race([this.shards.droppedFinished(), this.stopped]),
+          this.protocol.leaseTtlMs,
+        );
+        if (this.stopLoop) break;
+      }
+      const sentAt = Date.now();
+      const joining = this.protocol.epoch === 0;
+      const body = this.protocol.request(this.shards.report(), new Date(sentAt).toISOString());
+      const reportedRevoked = joining ? [] : this.shards.revokedShards();
+      let answer: HeartbeatAnswer;
+      try {
+        const request = this.ctx.transport.request<unknown>('POST', this.path, body);
+        answer = parseHeartbeatAnswer(
+          await withTimeout(request, this.protocol.requestTimeoutMs(), 'heartbeat'),
+        );
+      } catch (err) {
+        // Never fatal: the same epoch is sent again (a lost answer is tolerated by the server).
+        failures++;
+        this.ctx.events.error(this.id, 'heartbeat', err);
+        delay = jitter(Math.min(this.protocol.nextDelayMs(), 100 * 2 ** Math.min(failures - 1, 10)));
+        continue;
+      }
+      failures = 0;
+      delay = this.onAnswer(answer, sentAt, reportedRevoked, joining);
+    }
+  }
+
+  /** Applies an answer; returns the delay until the next heartbeat. */
+  private onAnswer(
+    answer: HeartbeatAnswer,
+    sentAt: number,
+    reportedRevoked: number[],
+    joining: boolean,
+  ): number {
+    const s = answer.status;
+    if (s === 'OK' || s === 'SYNC_METADATA' || s === 'REVOKE_PENDING')
+      this.shards.revokesSeen(reportedRevoked);
+    const reading = new Set(this.shards.reading());
+    const decision = this.protocol.apply(answer, sentAt, reading, this.shards.notReady());
+    switch (decision.kind) {
+      case 'assignment': {
+        for (const shard of decision.stop)
+          this.shards.stop(shard, this.closing ? 'shutdown' : 'rebalance', false);
+        const now = Date.now();
+        if (!this.closing) {
+          for (const shard of decision.start) if (this.protocol.mayRead(shard, now)) this.shards.start(shard);
+        }
+        this.armLeaseTimer();
+        return this.protocol.nextDelayMs();
+      }
+      case 'drop-all': {
+        this.clearLeaseTimer();
+        this.shards.dropAll();
+        // A fenced member rejoins at once; a refused join (unknown group, member id still held)
+        // is reported and asked again at the normal pace, not in a tight loop.
+        if ((s === 'FENCED_MEMBER_EPOCH' || s === 'UNKNOWN_MEMBER_ID') && !joining) return MIN_GAP_MS;
+        this.ctx.events.error(this.id, 'heartbeat', new HeartbeatRejectedError(this.id, s));
+        return this.protocol.nextDelayMs();
+      }
+      default:
+        return jitter(Math.min(this.protocol.nextDelayMs(), 500));
+    }
+  }
+
+  /** Checks the local lease when it is due to end; fails closed if no newer answer renewed it. */
+  private armLeaseTimer(): void {
+    this.clearLeaseTimer();
+    const wait = this.protocol.leaseUntil - Date.now();
+    if (!Number.isFinite(wait)) return;
+    this.leaseTimer = setTimeout(() => this.checkLease(), Math.max(0, wait) + 1);
+  }
+
+  private clearLeaseTimer(): void {
+    if (this.leaseTimer) clearTimeout(this.leaseTimer);
+    this.leaseTimer = null;
+  }
+
+  private checkLease(): void {
+    this.leaseTimer = null;
+    if (this.protocol.leaseValid(Date.now())) {
+      this.armLeaseTimer();
+      return;
+    }
+    const shards = this.shards.reading();
+    if (shards.length === 0 && this.shards.drainingShards().length === 0) return;
+    this.shards.stopAll('lease-lost', true);
+    this.ctx.events.emit('lease-lost', {
+      memberId: this.id,
+      shards,
+      leaseExpiredAt: this.protocol.leaseUntil,
+    });
+  }
+}
