@@ -2,14 +2,17 @@
  * `npm run bench`: starts a private redis-server, runs every benchmark and prints tables of
  * ratios against baselines measured in the same run. Not part of `npm test`.
  *
- * Options (env): BENCH_SIZES (default "100,1000"), BENCH_TRIALS (default 3), BENCH_ONLY
- * (comma-separated subset of heartbeat,producer,consumer; default all).
+ * Options (env): BENCH_SIZES (members per group; default "100,1000" for the heartbeat cost bench and
+ * "10,100,1000,5000" for the real-time scale bench, where sizes of 3,000 and more run on two
+ * coordinator instances), BENCH_TRIALS (default 3), BENCH_ONLY (comma-separated subset of
+ * scale,heartbeat,producer,consumer; default all).
  */
 
 import { startStandalone } from '../test/support/redis-server.js';
 import { benchConsumer } from './consumer.js';
 import { benchHeartbeats, type HeartbeatBenchRow } from './heartbeat.js';
 import { benchProducer } from './producer.js';
+import { benchScale, type ScaleRow } from './scale/scale.js';
 
 const selected = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const only = (name: string) => !selected || selected.includes(name);
@@ -91,14 +94,67 @@ function heartbeatTables(rows: HeartbeatBenchRow[]): string {
   ].join('\n');
 }
 
+function scaleTable(rows: ScaleRow[]): string {
+  const secs = (ms: number | null) =>
+    ms === null ? 'not converged' : `${(ms / 1000).toFixed(1)} s (${(ms / 3000).toFixed(2)} iv)`;
+  const num = (v: number | null, digits: number) => (v === null ? '-' : v.toFixed(digits));
+  const codes = (r: ScaleRow) => {
+    const list = Object.entries(r.non2xx).map(([s, n]) => `${s}: ${n}`);
+    if (r.errors > 0) list.push(`transport: ${r.errors}`);
+    return list.length === 0 ? '0' : `${list.join(', ')} of ${r.heartbeats}`;
+  };
+  return [
+    '### Real-time scale (coordinator processes as `npm start`, real HTTP, members on their own 3 s timers, 15 s lease, 1,024 shards)',
+    table(
+      [
+        'members (instances)',
+        'cold start → converged',
+        'one join',
+        'one leave',
+        'non-2xx',
+        'p50 ms',
+        'p99 ms',
+        'CPU ms full / fast',
+        'Redis bytes full / fast',
+      ],
+      rows.map((r) => [
+        `${r.members} (${r.instances})`,
+        secs(r.coldStartMs),
+        secs(r.joinMs),
+        secs(r.leaveMs),
+        codes(r),
+        r.p50Ms.toFixed(1),
+        r.p99Ms.toFixed(1),
+        `${num(r.cpuFullMs, 2)} / ${num(r.cpuFastMs, 2)}`,
+        `${num(r.bytesFull, 0)} / ${num(r.bytesFast, 0)}`,
+      ]),
+    ),
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
-  const sizes = (process.env.BENCH_SIZES ?? '100,1000').split(',').map(Number);
+  const sizesEnv = process.env.BENCH_SIZES;
+  const scaleSizes = (sizesEnv ?? '10,100,1000,5000').split(',').map(Number);
+  console.log(
+    `# redis-stream-coordinator benchmarks (${new Date().toISOString()}, node ${process.version})\n`,
+  );
+  if (only('scale')) {
+    const redis = await startStandalone();
+    const rows: ScaleRow[] = [];
+    try {
+      for (const n of scaleSizes) {
+        rows.push(await benchScale(redis.url, n, n >= 3000 ? 2 : 1));
+        console.error(`scale bench: ${n} members done`);
+      }
+    } finally {
+      await redis.stop();
+    }
+    console.log(scaleTable(rows));
+  }
+  const sizes = (sizesEnv ?? '100,1000').split(',').map(Number);
   const trials = Number(process.env.BENCH_TRIALS ?? 3);
   const redis = await startStandalone();
   try {
-    console.log(
-      `# redis-stream-coordinator benchmarks (${new Date().toISOString()}, node ${process.version})\n`,
-    );
     const rows = only('heartbeat') ? await benchHeartbeats(redis.url, sizes, trials) : [];
     if (rows.length > 0) console.log(heartbeatTables(rows));
     if (only('producer')) console.log(`\n${await benchProducer(redis.url)}`);

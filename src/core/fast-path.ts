@@ -8,10 +8,11 @@
  * the full path would have changed nothing but liveness fields and answered the same.
  */
 import { deepEqual } from './equal.js';
-import { membersInOrder, toRelease, tracksDeadline } from './group.js';
+import { membersInOrder } from './group.js';
 import { processHeartbeat } from './heartbeat.js';
 import type { HeartbeatInput, HeartbeatOutput } from './heartbeat-types.js';
-import { durablyEqual, prunable, pruneAt } from './housekeeping.js';
+import { durablyEqual } from './housekeeping.js';
+import { prunable, pruneAt, releaseOf, tracksDeadline } from './maintenance.js';
 import type { GroupDoc, ProtocolConfig, StreamDoc } from './model.js';
 import { sortedShards } from './shard-set.js';
 
@@ -83,7 +84,7 @@ export function fastPathUntil(stream: StreamDoc, group: GroupDoc, config: Protoc
   let until = Number.MAX_SAFE_INTEGER;
   for (const m of membersInOrder(group)) {
     if (tracksDeadline(m)) {
-      const mustRelease = toRelease(group, m).length > 0;
+      const mustRelease = releaseOf(m, group.targetAssignments[m.memberId] ?? []).length > 0;
       // A deadline that the next pass would set or clear: the group is not settled.
       if (mustRelease !== (m.rebalanceDeadlineAt !== null)) return 0;
       // Fenced when now >= deadline.

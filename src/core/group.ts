@@ -5,16 +5,8 @@
  * Functions taking a `draft` mutate it; callers pass a private copy (`cloneGroup`), never a
  * document they were given.
  */
-import { computeTargetAssignment } from './assignment.js';
-import {
-  assignableShards,
-  type GroupDoc,
-  type GroupState,
-  isLive,
-  type MemberRecord,
-  type StreamDoc,
-} from './model.js';
-import { compareIds, sameShards, sortedShards, union } from './shard-set.js';
+import { type GroupDoc, type GroupState, isLive, type MemberRecord } from './model.js';
+import { compareIds, sameShards, union } from './shard-set.js';
 
 /** New group doc at creation: groupEpoch 1, metadataVersion 1, assignmentEpoch 1, state EMPTY, no members. */
 export function newGroupDoc(streamPrefix: string, consumerGroup: string, now: number): GroupDoc {
@@ -127,59 +119,4 @@ export function groupStateOf(g: GroupDoc): GroupState {
     if (!sameShards(m.currentAssignment, targetOf(g, m.memberId))) return 'RECONCILING';
   }
   return 'STABLE';
-}
-
-/** Reconcile (PROTOCOL §4.1–4.2): new targets over the assignable set, assignmentEpoch := groupEpoch, state. */
-export function reconcileDraft(stream: StreamDoc, draft: GroupDoc): void {
-  // The assignor sorts the ids itself.
-  const live = Object.values(draft.members)
-    .filter((m) => isLive(m.state))
-    .map((m) => m.memberId);
-  draft.targetAssignments = computeTargetAssignment(live, assignableShards(stream), draft.targetAssignments);
-  draft.assignmentEpoch = draft.groupEpoch;
-  draft.state = groupStateOf(draft);
-}
-
-/** One `groupEpoch`/`metadataVersion` bump (PROTOCOL §4.4). */
-export function bumpBoth(draft: GroupDoc): void {
-  draft.groupEpoch += 1;
-  draft.metadataVersion += 1;
-}
-
-/** Shards a member still has to give up: `(current ∪ revoking) − target` (PROTOCOL §3.7). */
-export function toRelease(g: GroupDoc, m: MemberRecord): number[] {
-  if (m.currentAssignment.length === 0 && m.revoking.length === 0) return [];
-  const target = new Set(targetOf(g, m.memberId));
-  const out: number[] = [];
-  for (const s of m.currentAssignment) if (!target.has(s)) out.push(s);
-  for (const s of m.revoking) if (!target.has(s)) out.push(s);
-  return out.length === 0 ? out : sortedShards(out);
-}
-
-/** Members whose rebalance deadline is tracked: ACTIVE/STARTING/LEAVING. */
-export function tracksDeadline(m: MemberRecord): boolean {
-  return isLive(m.state) || m.state === 'LEAVING';
-}
-
-/**
- * Fences a member (PROTOCOL §3.4): FENCED, `memberEpoch := max(groupEpoch+1, memberEpoch+1)`,
- * deadline cleared. `BLOCKING` keeps its holdings recorded (they block others until its rejoin
- * or lease end, SPEC §8.3); `RELEASED` clears them. The caller bumps once per pass.
- */
-export function fenceDraft(draft: GroupDoc, memberId: string, kind: 'BLOCKING' | 'RELEASED'): void {
-  const m = draft.members[memberId];
-  if (!m) return;
-  m.state = 'FENCED';
-  m.fence = kind;
-  m.memberEpoch = Math.max(draft.groupEpoch + 1, m.memberEpoch + 1);
-  m.previousEpoch = null;
-  m.rebalanceDeadlineAt = null;
-  if (kind === 'RELEASED') releaseHoldings(m);
-}
-
-/** Forgets a member's holdings (they no longer block anyone). */
-export function releaseHoldings(m: MemberRecord): void {
-  m.currentAssignment = [];
-  m.grantedAssignment = [];
-  m.revoking = [];
 }

@@ -44,4 +44,9 @@ export interface HeartbeatOutput {
   pendingShards: number[];
   /** `assignment.metadataVersion` on the wire. */
   assignmentMetadataVersion: number;
+  /**
+   * A shorter interval than the configured one, for a member with work in progress (pending
+   * or revoking shards, or no target yet): server-paced convergence. Absent = the configured one.
+   */
+  heartbeatIntervalMs?: number;
 }

@@ -1,25 +1,23 @@
 /**
- * Time-driven group maintenance (PROTOCOL §3.7, §3.9, SPEC §8.3): lease expiry, the lapse of
- * blocking fences, rebalance deadlines and timeout fencing, pruning. Runs at the start of
- * every heartbeat and from the sweep.
+ * Whole-group housekeeping (PROTOCOL §3.7, §3.9, SPEC §8.3) on group documents: the member-level
+ * maintenance of `maintenance.ts` over every member, and the assignment round of
+ * `assignment-round.ts` over the group. The sweep's pure model and the composition
+ * `processHeartbeat` use these; the Redis path runs the same member-level functions on the
+ * members its indexes name as due.
  */
-import {
-  bumpBoth,
-  cloneGroup,
-  fenceDraft,
-  membersInOrder,
-  reconcileDraft,
-  releaseHoldings,
-  toRelease,
-  tracksDeadline,
-} from './group.js';
-import { sameGroup } from './group-equality.js';
-import { type GroupDoc, isLive, type MemberRecord, type ProtocolConfig, type StreamDoc } from './model.js';
+import { assignmentRound } from './assignment-round.js';
+import { cloneGroup, groupStateOf, membersInOrder } from './group.js';
+import { durablyEqual, sameGroup } from './group-equality.js';
+import { maintain } from './maintenance.js';
+import type { MemberDecision } from './member-heartbeat.js';
+import { type StreamView, streamViewOf } from './member-view.js';
+import { type GroupDoc, isLive, type ProtocolConfig, type StreamDoc } from './model.js';
+import { union } from './shard-set.js';
 
 /** True when a and b differ at most in liveness fields (memberLeaseExpiresAt, lastHeartbeatAt, shardProgress, updatedAt of group). */
 export { durablyEqual } from './group-equality.js';
 
-/** Lease expiry (§3.9), rebalance-timeout deadlines and fencing (§3.7), pruning, blocking-fence lease lapse, reconcile if needed. Returns the same object reference if nothing changed. */
+/** Lease expiry (§3.9), rebalance-timeout fencing (§3.7), pruning, blocking-fence lease lapse, and the assignment round they call for. Returns the same object reference if nothing changed. */
 export function housekeepGroup(args: {
   stream: StreamDoc;
   group: GroupDoc;
@@ -28,15 +26,11 @@ export function housekeepGroup(args: {
 }): GroupDoc {
   const { stream, group, config, now } = args;
   const draft = cloneGroup(group);
-  expireDraft(stream, draft, config, now);
-  enforceTimeoutsDraft(stream, draft, config, now);
-  pruneDraft(draft, config, now);
-  if (sameGroup(draft, group)) return group;
-  draft.updatedAt = now;
-  return draft;
+  maintainGroupDraft(streamViewOf(stream), draft, config, now);
+  return finishGroup(draft, group, now);
 }
 
-/** Re-run the target assignment + group state for the stream's current assignable set (used after shard-count changes); bumps nothing. */
+/** Re-runs the assignment round over the stream's current assignable set (after shard-count changes); bumps nothing. */
 export function reconcileGroup(
   stream: StreamDoc,
   group: GroupDoc,
@@ -44,9 +38,18 @@ export function reconcileGroup(
   now: number,
 ): GroupDoc {
   const draft = cloneGroup(group);
-  settleDraft(stream, draft, config, now);
-  if (sameGroup(draft, group)) return group;
-  draft.updatedAt = now;
+  recomputeDraft(streamViewOf(stream), draft, config, now);
+  return finishGroup(draft, group, now);
+}
+
+/**
+ * `draft` with its derived state set; `original` itself when nothing changed at all, else the
+ * draft with `updatedAt` moved when it changed durably.
+ */
+export function finishGroup(draft: GroupDoc, original: GroupDoc, now: number): GroupDoc {
+  draft.state = groupStateOf(draft);
+  if (sameGroup(draft, original)) return original;
+  if (!durablyEqual(draft, original)) draft.updatedAt = now;
   return draft;
 }
 
@@ -61,104 +64,74 @@ export function newlyExpired(
 }
 
 /**
- * Step 4 of PROTOCOL §3.3 on a draft: expiry, blocking-fence lapse (one bump for both, then
- * reconcile) and pruning. Rebalance timeouts are left to step 9, after the member's report.
+ * One maintenance pass over every member of `draft` (expiry, fence lapse, rebalance-timeout
+ * fences except for `skipDeadline`, pruning), then the assignment round if the pass (or an
+ * earlier change) left one due.
  */
-export function maintainDraft(stream: StreamDoc, draft: GroupDoc, config: ProtocolConfig, now: number): void {
-  expireDraft(stream, draft, config, now);
-  pruneDraft(draft, config, now);
-}
-
-/**
- * Expires live members whose lease passed (`memberEpoch + 1`, current kept for diagnostics)
- * and ends blocking fences whose lease passed (holdings released). One bump per pass.
- */
-function expireDraft(stream: StreamDoc, draft: GroupDoc, config: ProtocolConfig, now: number): void {
-  let changed = false;
-  for (const m of Object.values(draft.members)) {
-    if (now <= m.memberLeaseExpiresAt) continue;
-    if (isLive(m.state)) {
-      m.state = 'EXPIRED';
-      m.memberEpoch += 1;
-      m.previousEpoch = null;
-      m.rebalanceDeadlineAt = null;
-      changed = true;
-    } else if (m.state === 'FENCED' && m.fence === 'BLOCKING') {
-      m.fence = 'RELEASED';
-      releaseHoldings(m);
-      changed = true;
-    }
-  }
-  if (!changed) return;
-  bumpBoth(draft);
-  settleDraft(stream, draft, config, now);
-}
-
-/**
- * Rebalance timeouts (PROTOCOL §3.7): sets or clears deadlines and fences (RELEASED, as the
- * reference) every member whose deadline has come; one bump per pass, then reconcile.
- * Returns the ids fenced.
- */
-export function enforceTimeoutsDraft(
-  stream: StreamDoc,
+export function maintainGroupDraft(
+  sv: StreamView,
   draft: GroupDoc,
   config: ProtocolConfig,
   now: number,
-): string[] {
-  const fenced = refreshDeadlines(draft, config, now, true);
-  if (fenced.length > 0) {
-    bumpBoth(draft);
-    settleDraft(stream, draft, config, now);
+  skipDeadline: ReadonlySet<string> = new Set(),
+): void {
+  const due = membersInOrder(draft).map((member) => ({
+    member,
+    target: draft.targetAssignments[member.memberId] ?? [],
+  }));
+  const out = maintain(due, draft.groupEpoch, now, config, skipDeadline);
+  for (const [id, m] of out.changed) draft.members[id] = m;
+  for (const id of out.pruned) {
+    delete draft.members[id];
+    delete draft.targetAssignments[id];
   }
-  return fenced;
+  draft.groupEpoch += out.bumps;
+  draft.metadataVersion += out.bumps + out.metadataBumps;
+  if (draft.assignmentEpoch < draft.groupEpoch) recomputeDraft(sv, draft, config, now);
 }
 
-/** Reconcile, then set or clear rebalance deadlines for the new targets (no fencing). */
+/** The assignment round on a whole-group draft: targets, `assignmentEpoch := groupEpoch`, deadlines. */
+export function recomputeDraft(sv: StreamView, draft: GroupDoc, config: ProtocolConfig, now: number): void {
+  const live = Object.values(draft.members)
+    .filter((m) => isLive(m.state))
+    .map((m) => m.memberId);
+  const round = assignmentRound(
+    {
+      live,
+      assignable: sv.assignable,
+      previous: draft.targetAssignments,
+      held: (id) => {
+        const m = draft.members[id]!;
+        return union(m.currentAssignment, m.revoking);
+      },
+      deadline: (id) => draft.members[id]?.rebalanceDeadlineAt ?? null,
+      groupEpoch: draft.groupEpoch,
+    },
+    config,
+    now,
+  );
+  draft.targetAssignments = round.targets;
+  draft.assignmentEpoch = round.assignmentEpoch;
+  for (const [id, at] of round.deadlines) {
+    const m = draft.members[id];
+    if (m) draft.members[id] = { ...m, rebalanceDeadlineAt: at };
+  }
+}
+
+/** Applies a decision's correction-round change to a whole-group draft. */
+export function applyRoundDecision(draft: GroupDoc, id: string, decision: MemberDecision): void {
+  if (decision.round === null) draft.metadataCorrection = null;
+  else if (decision.round) {
+    const acks = decision.freshRound ? [] : (draft.metadataCorrection?.acknowledgedMembers ?? []);
+    draft.metadataCorrection = { ...decision.round, acknowledgedMembers: [...acks] };
+  }
+  const round = draft.metadataCorrection;
+  if (decision.acknowledge && round && !round.acknowledgedMembers.includes(id)) {
+    round.acknowledgedMembers = [...round.acknowledgedMembers, id].sort();
+  }
+}
+
+/** Reconcile then refresh deadlines, on a draft (used after stream-wide bumps). */
 export function settleDraft(stream: StreamDoc, draft: GroupDoc, config: ProtocolConfig, now: number): void {
-  reconcileDraft(stream, draft);
-  refreshDeadlines(draft, config, now, false);
-}
-
-/** Sets a deadline once for members with shards to release, clears it otherwise; fences at the deadline when asked. */
-function refreshDeadlines(draft: GroupDoc, config: ProtocolConfig, now: number, fence: boolean): string[] {
-  const fenced: string[] = [];
-  // Each member is judged on its own; fence epochs use the group epoch before this pass's bump.
-  for (const m of Object.values(draft.members)) {
-    if (!tracksDeadline(m)) continue;
-    if (toRelease(draft, m).length === 0) {
-      m.rebalanceDeadlineAt = null;
-    } else if (m.rebalanceDeadlineAt === null) {
-      m.rebalanceDeadlineAt = now + config.rebalanceTimeoutMs;
-    } else if (fence && now >= m.rebalanceDeadlineAt) {
-      fenceDraft(draft, m.memberId, 'RELEASED');
-      fenced.push(m.memberId);
-    }
-  }
-  return fenced;
-}
-
-/** True when a member record may be pruned once its retention has passed (PROTOCOL §3.9). */
-export function prunable(m: MemberRecord): boolean {
-  if (m.state === 'EXPIRED') return true;
-  // A blocking fence is pruned only after its lease lapsed (its holdings must stay visible).
-  if (m.state === 'FENCED') return m.fence !== 'BLOCKING';
-  return m.state === 'LEAVING' && m.currentAssignment.length === 0 && m.revoking.length === 0;
-}
-
-/** The moment a prunable member is deleted. */
-export function pruneAt(m: MemberRecord, config: ProtocolConfig): number {
-  return m.lastHeartbeatAt + config.staleMemberRetentionMs;
-}
-
-/** Deletes stale terminal members; `metadataVersion + 1` per pass (no group-epoch bump). */
-function pruneDraft(draft: GroupDoc, config: ProtocolConfig, now: number): void {
-  let pruned = false;
-  for (const m of Object.values(draft.members)) {
-    if (prunable(m) && now >= pruneAt(m, config)) {
-      delete draft.members[m.memberId];
-      delete draft.targetAssignments[m.memberId];
-      pruned = true;
-    }
-  }
-  if (pruned) draft.metadataVersion += 1;
+  recomputeDraft(streamViewOf(stream), draft, config, now);
 }

@@ -219,7 +219,7 @@ export function routingView({ stream, group }: GroupSnapshot): ProducerRoutingRe
   };
 }
 
-/** `HeartbeatResponse`: the core's answer plus correlation and configured timings. */
+/** `HeartbeatResponse`: the core's answer plus correlation and configured timings (a paced interval when the core asks for one). */
 export function heartbeatView(
   out: HeartbeatOutput,
   requestId: string,
@@ -230,7 +230,7 @@ export function heartbeatView(
     status: out.status,
     memberId: out.memberId,
     memberEpoch: out.memberEpoch,
-    heartbeatIntervalMs: config.heartbeatIntervalMs,
+    heartbeatIntervalMs: out.heartbeatIntervalMs ?? config.heartbeatIntervalMs,
     rebalanceTimeoutMs: config.rebalanceTimeoutMs,
     memberLeaseTtlMs: config.memberLeaseTtlMs,
     groupEpoch: out.groupEpoch,

@@ -1,0 +1,273 @@
+/**
+ * Real-time scale benchmark (issue 10, SPEC §12): coordinator processes started as `npm start`
+ * runs them, on a private Redis; N members heartbeating over real HTTP on their own timers at the
+ * default 3 s interval and 15 s lease. Per size it measures cold start, one join and one leave
+ * to convergence (every shard held by exactly its target owner, no revoke in progress, no
+ * invariant violation), non-2xx answers, heartbeat latency, and — with the members paused — CPU
+ * of the coordinator process and Redis bytes per full-path and per fast-path heartbeat.
+ */
+import { Redis } from 'ioredis';
+import { type CoordinatorProcess, cpuMs, redisNetBytes, startCoordinator } from './coordinators.js';
+import { postJson, RealMember, Tally } from './member.js';
+
+const SHARDS = 1024;
+const INTERVAL_MS = 3000;
+
+/** One row of the scale table. */
+export interface ScaleRow {
+  members: number;
+  instances: number;
+  coldStartMs: number | null;
+  joinMs: number | null;
+  leaveMs: number | null;
+  non2xx: Record<string, number>;
+  errors: number;
+  heartbeats: number;
+  p50Ms: number;
+  p99Ms: number;
+  cpuFullMs: number | null;
+  cpuFastMs: number | null;
+  bytesFull: number | null;
+  bytesFast: number | null;
+}
+
+/** Limits of one size's run (all bounded: nothing here waits forever). */
+interface Limits {
+  coldStartMs: number;
+  changeMs: number;
+}
+
+function limitsFor(n: number): Limits {
+  return n >= 3000 ? { coldStartMs: 120_000, changeMs: 45_000 } : { coldStartMs: 60_000, changeMs: 30_000 };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function percentile(xs: number[], p: number): number {
+  if (xs.length === 0) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+
+function median(xs: number[]): number {
+  return percentile(xs, 50);
+}
+
+/** Runs one size: `n` members over `instances` coordinator processes on the Redis at `redisUrl`. */
+export async function benchScale(redisUrl: string, n: number, instances: number): Promise<ScaleRow> {
+  const namespace = `scale-${n}-${Date.now()}`;
+  const coordinators: CoordinatorProcess[] = [];
+  const info = new Redis(redisUrl, { protocol: 2 });
+  try {
+    for (let i = 0; i < instances; i++) {
+      coordinators.push(await startCoordinator(redisUrl, { COORDINATOR_KEY_PREFIX: namespace }));
+    }
+    return await run(n, coordinators, info);
+  } finally {
+    info.disconnect();
+    await Promise.all(coordinators.map((c) => c.stop()));
+  }
+}
+
+async function run(n: number, coordinators: CoordinatorProcess[], info: Redis): Promise<ScaleRow> {
+  const prefix = `orders-${n}`;
+  const admin = coordinators[0]!.url;
+  const created = await postJson(admin, `/coord/v1/streams/${prefix}`, {
+    initialShardCount: SHARDS,
+    requestedBy: 'bench',
+  });
+  if ('error' in created || created.status !== 201)
+    throw new Error(`create failed: ${JSON.stringify(created)}`);
+
+  const tally = new Tally();
+  const members = Array.from(
+    { length: n },
+    (_, i) =>
+      new RealMember(
+        `m${String(i).padStart(5, '0')}`,
+        coordinators[i % coordinators.length]!.url,
+        prefix,
+        tally,
+      ),
+  );
+  const limits = limitsFor(n);
+
+  // Cold start: every member starts within the first second.
+  const t0 = performance.now();
+  for (const m of members) m.start(Math.random() * 1000);
+  const coldStartMs = await waitConverged(admin, prefix, members, t0, limits.coldStartMs);
+
+  // One join.
+  const joiner = new RealMember('m-joiner', coordinators[0]!.url, prefix, tally);
+  await sleep(INTERVAL_MS);
+  const tJoin = performance.now();
+  joiner.start(0);
+  const all = [...members, joiner];
+  const joinMs =
+    coldStartMs === null ? null : await waitConverged(admin, prefix, all, tJoin, limits.changeMs);
+
+  // The same member leaves gracefully.
+  await sleep(INTERVAL_MS);
+  const tLeave = performance.now();
+  await joiner.leave();
+  const leaveMs =
+    joinMs === null ? null : await waitConverged(admin, prefix, members, tLeave, limits.changeMs);
+
+  // Costs of single heartbeats with the members paused (well within their 15 s lease).
+  const costs = coldStartMs === null ? null : await measureCosts(members, coordinators, info);
+
+  await Promise.all(members.map((m) => m.pause()));
+  return {
+    members: n,
+    instances: coordinators.length,
+    coldStartMs,
+    joinMs,
+    leaveMs,
+    non2xx: tally.non2xx(),
+    errors: tally.errors,
+    heartbeats: tally.sent,
+    p50Ms: median(tally.latencies),
+    p99Ms: percentile(tally.latencies, 99),
+    cpuFullMs: costs?.cpuFullMs ?? null,
+    cpuFastMs: costs?.cpuFastMs ?? null,
+    bytesFull: costs?.bytesFull ?? null,
+    bytesFast: costs?.bytesFast ?? null,
+  };
+}
+
+/**
+ * Milliseconds from `since` until the group has converged, or null after `limitMs`. Checked on
+ * the members' side first (cheap), then confirmed from the coordinator's own monitoring views.
+ */
+async function waitConverged(
+  base: URL,
+  prefix: string,
+  members: RealMember[],
+  since: number,
+  limitMs: number,
+): Promise<number | null> {
+  let lastServerCheck = 0;
+  for (;;) {
+    const now = performance.now();
+    if (now - since > limitMs) return null;
+    if (clientSideConverged(members) && now - lastServerCheck > 250) {
+      lastServerCheck = now;
+      if (await serverConverged(base, prefix, members)) return performance.now() - since;
+    }
+    await sleep(20);
+  }
+}
+
+function clientSideConverged(members: RealMember[]): boolean {
+  const seen = new Set<number>();
+  for (const m of members) {
+    if (!m.settled()) return false;
+    for (const s of m.owned) {
+      if (seen.has(s)) return false;
+      seen.add(s);
+    }
+  }
+  return seen.size === SHARDS;
+}
+
+/** The coordinator's view: every target shard current with its owner, nothing revoking, no violation. */
+async function serverConverged(base: URL, prefix: string, members: RealMember[]): Promise<boolean> {
+  const p = encodeURIComponent(prefix);
+  const root = `/coord/v1/monitoring/streams/${p}/groups/${p}`;
+  const [a, m] = await Promise.all([
+    fetch(new URL(`${root}/assignments`, base)).then((r) => r.json()),
+    fetch(new URL(`${root}/members`, base)).then((r) => r.json()),
+  ]);
+  const assignments = a as {
+    targetAssignment: Record<string, Array<{ shardIndex: number }>>;
+    currentAssignments: Record<string, Array<{ shardIndex: number }>>;
+    revokeProgress: Record<string, unknown[]>;
+    invariantViolations: string[];
+  };
+  const live = new Set(
+    (m as { members: Array<{ memberId: string; state: string }> }).members
+      .filter((x) => x.state === 'ACTIVE')
+      .map((x) => x.memberId),
+  );
+  if (assignments.invariantViolations.length > 0) return false;
+  if (Object.keys(assignments.revokeProgress).length > 0) return false;
+  const expected = new Set(members.map((x) => x.id));
+  if (live.size !== expected.size || [...expected].some((id) => !live.has(id))) return false;
+  let covered = 0;
+  for (const [id, target] of Object.entries(assignments.targetAssignment)) {
+    if (!live.has(id)) continue;
+    const current = new Set((assignments.currentAssignments[id] ?? []).map((s) => s.shardIndex));
+    if (current.size !== target.length || target.some((s) => !current.has(s.shardIndex))) return false;
+    covered += target.length;
+  }
+  return covered === SHARDS;
+}
+
+/** CPU (coordinator processes) and Redis bytes per full-path and per fast-path heartbeat. */
+async function measureCosts(
+  members: RealMember[],
+  coordinators: CoordinatorProcess[],
+  info: Redis,
+): Promise<{ cpuFullMs: number; cpuFastMs: number; bytesFull: number; bytesFast: number }> {
+  await Promise.all(members.map((m) => m.pause()));
+  const started = performance.now();
+  const budgetMs = 9000;
+  const cpu = async () =>
+    (await Promise.all(coordinators.map((c) => cpuMs(c.pid)))).reduce((a, b) => a + b, 0);
+  await sleep(300);
+
+  // Background cost of the coordinators doing nothing but their sweep.
+  const idleMs = 1500;
+  const idle0 = await cpu();
+  await sleep(idleMs);
+  const idleRate = ((await cpu()) - idle0) / idleMs;
+
+  // INFO's own bytes, calibrated.
+  const overheads: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const b0 = await redisNetBytes(info);
+    overheads.push((await redisNetBytes(info)) - b0);
+  }
+  const overhead = median(overheads);
+  const bytesOf = async (m: RealMember, toggle: boolean): Promise<number> => {
+    const b0 = await redisNetBytes(info);
+    await m.beatOnce(toggle);
+    return (await redisNetBytes(info)) - b0 - overhead;
+  };
+
+  // Full path: a heartbeat whose capacity report changed. The identical heartbeat right after it
+  // is steady (the coordinator answers it from its fast path, if it has one for this state).
+  const pick = members.filter((m) => m.settled());
+  const fullBytes: number[] = [];
+  const fastBytes: number[] = [];
+  for (const m of pick.slice(0, 15)) {
+    fullBytes.push(await bytesOf(m, true));
+    fastBytes.push(await bytesOf(m, false));
+  }
+
+  // 200 heartbeats each way, cycling over the settled members (a toggle is a full path every time).
+  const batch = Array.from({ length: 200 }, (_, i) => pick[i % pick.length]!);
+  let c0 = await cpu();
+  let w0 = performance.now();
+  let fullCount = 0;
+  for (const m of batch) {
+    await m.beatOnce(true);
+    fullCount++;
+    if (performance.now() - started > budgetMs * 0.5) break;
+  }
+  const cpuFullMs = ((await cpu()) - c0 - idleRate * (performance.now() - w0)) / Math.max(1, fullCount);
+
+  // One unmeasured steady round first: a design whose fast path needs a quiet round gets it.
+  const fastPick = [...new Set(batch.slice(0, fullCount))];
+  for (const m of fastPick) await m.beatOnce(false);
+  c0 = await cpu();
+  w0 = performance.now();
+  let fastCount = 0;
+  for (let i = 0; i < 1000 && fastPick.length > 0; i++) {
+    await fastPick[i % fastPick.length]!.beatOnce(false);
+    fastCount++;
+    if (performance.now() - started > budgetMs) break;
+  }
+  const cpuFastMs = ((await cpu()) - c0 - idleRate * (performance.now() - w0)) / Math.max(1, fastCount);
+  return { cpuFullMs, cpuFastMs, bytesFull: median(fullBytes), bytesFast: median(fastBytes) };
+}

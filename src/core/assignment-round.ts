@@ -1,0 +1,63 @@
+/**
+ * The assignment round (PROTOCOL §4.1–4.2 reconcile, issue 10): new sticky, balanced targets
+ * for the live members over the assignable shards, `assignmentEpoch := groupEpoch`, and the
+ * rebalance deadlines of members that now hold shards outside their target (PROTOCOL §3.7).
+ * It runs only when membership or the assignable set changed (the group epoch moved past the
+ * assignment epoch), never per heartbeat, and its result names only the targets that changed.
+ */
+import { computeTargetAssignment } from './assignment.js';
+import type { ProtocolConfig } from './model.js';
+import { minus, sameShards } from './shard-set.js';
+
+/** What a round needs to know about the group. */
+export interface AssignmentInput {
+  /** ACTIVE members whose lease has not run out (any order). */
+  live: readonly string[];
+  /** Shards targets may contain (sorted). */
+  assignable: readonly number[];
+  /** Stored targets by member (members that are no longer live included). */
+  previous: Readonly<Record<string, readonly number[]>>;
+  /** Shards a live member holds as current or revoking (what it would have to release). */
+  held(memberId: string): readonly number[];
+  /** A live member's rebalance deadline (null = none). */
+  deadline(memberId: string): number | null;
+  groupEpoch: number;
+}
+
+/** A round's result. */
+export interface AssignmentRound {
+  /** Every live member's new target. */
+  targets: Record<string, number[]>;
+  /** Targets to write (changed or new). */
+  changed: Record<string, number[]>;
+  /** Members whose stored target is dropped (no longer live). */
+  removed: string[];
+  assignmentEpoch: number;
+  /** Rebalance deadlines to set (a time) or clear (null), by member. */
+  deadlines: Map<string, number | null>;
+}
+
+/** Runs one assignment round at `now`. */
+export function assignmentRound(
+  input: AssignmentInput,
+  config: ProtocolConfig,
+  now: number,
+): AssignmentRound {
+  const previous: Record<string, number[]> = {};
+  for (const [id, t] of Object.entries(input.previous)) previous[id] = [...t];
+  const targets = computeTargetAssignment([...input.live], [...input.assignable], previous);
+  const changed: Record<string, number[]> = {};
+  for (const [id, t] of Object.entries(targets)) {
+    const before = input.previous[id];
+    if (!before || !sameShards(before, t)) changed[id] = t;
+  }
+  const removed = Object.keys(input.previous).filter((id) => !(id in targets));
+  const deadlines = new Map<string, number | null>();
+  for (const [id, t] of Object.entries(targets)) {
+    const release = minus(input.held(id), t);
+    const deadline = input.deadline(id);
+    if (release.length === 0 && deadline !== null) deadlines.set(id, null);
+    else if (release.length > 0 && deadline === null) deadlines.set(id, now + config.rebalanceTimeoutMs);
+  }
+  return { targets, changed, removed, assignmentEpoch: input.groupEpoch, deadlines };
+}

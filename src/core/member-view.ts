@@ -1,0 +1,126 @@
+/**
+ * What one heartbeat sees of its group (SPEC §4, issue 10): the group header, the stream's
+ * shard sets, the member's own record and target, and for the shards it touches whether another
+ * member's holding blocks it. Everything here is O(the member's own shards); nothing iterates
+ * the group. `viewFromGroup` builds the same view from a whole group document, so the pure
+ * composition (`processHeartbeat`) and the Redis path decide through one function.
+ */
+import { blocksOthers, holdings } from './group.js';
+import {
+  assignableShards,
+  consumableShards,
+  type GroupDoc,
+  type MemberRecord,
+  type MetadataCorrection,
+  type StreamDoc,
+} from './model.js';
+
+/** The group-wide counters and the open correction round (without its acknowledgements). */
+export interface GroupHeader {
+  groupEpoch: number;
+  assignmentEpoch: number;
+  metadataVersion: number;
+  correction: CorrectionRound | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** An open metadata-correction round; its acknowledged members are kept beside it. */
+export type CorrectionRound = Omit<MetadataCorrection, 'acknowledgedMembers'>;
+
+/** The stream's shard sets a heartbeat needs (sorted ascending). */
+export interface StreamView {
+  shardCount: number;
+  /** `[0, shardCount)` plus removed shards not yet retired (SPEC §7). */
+  consumable: readonly number[];
+  /** What targets may contain: the consumable set minus drained removed shards. */
+  assignable: readonly number[];
+  /** A migration is active or a removed shard is not yet retired. */
+  resharding: boolean;
+}
+
+/** One member's view of its group. */
+export interface MemberView {
+  stream: StreamView;
+  header: GroupHeader;
+  /** The member's record (leases, heartbeat time and deadline merged in), null when unknown. */
+  member: MemberRecord | null;
+  /** The member's target shards (sorted). */
+  target: readonly number[];
+  /**
+   * True when another member's holding (current, granted or revoking) of `shard` blocks this
+   * member. Defined at least for the member's target and every shard its request names.
+   */
+  blockedByOther(shard: number): boolean;
+  /** The member is in the open round's acknowledged set. */
+  acknowledged: boolean;
+  /**
+   * Would the open round be complete with this member's record replaced by `after` and the
+   * member acknowledged (`acked`)? Absent when the caller could not tell cheaply: the round is
+   * then treated as still open (the Redis path asks again once every live member has
+   * acknowledged, SPEC §6).
+   */
+  roundComplete?: (after: MemberRecord, acked: boolean) => boolean;
+}
+
+/** The stream part of a view, from a stream document. */
+export function streamViewOf(stream: StreamDoc): StreamView {
+  return {
+    shardCount: stream.shardCount,
+    consumable: consumableShards(stream),
+    assignable: assignableShards(stream),
+    resharding: stream.activeReshardingId !== null || stream.removedShards.some((r) => r.state !== 'RETIRED'),
+  };
+}
+
+/** The header part of a group document. */
+export function headerOf(g: GroupDoc): GroupHeader {
+  const c = g.metadataCorrection;
+  return {
+    groupEpoch: g.groupEpoch,
+    assignmentEpoch: g.assignmentEpoch,
+    metadataVersion: g.metadataVersion,
+    correction: c && {
+      targetMetadataVersion: c.targetMetadataVersion,
+      observedMetadataVersion: c.observedMetadataVersion,
+      requestedAt: c.requestedAt,
+      updatedAt: c.updatedAt,
+    },
+    createdAt: g.createdAt,
+    updatedAt: g.updatedAt,
+  };
+}
+
+/** Blocking holders of each shard in a whole group document (member ids). */
+export function blockingHolders(g: GroupDoc): Map<number, string[]> {
+  const index = new Map<number, string[]>();
+  for (const m of Object.values(g.members)) {
+    if (!blocksOthers(m)) continue;
+    for (const s of holdings(m)) {
+      const ids = index.get(s);
+      if (ids) ids.push(m.memberId);
+      else index.set(s, [m.memberId]);
+    }
+  }
+  return index;
+}
+
+/** The view of member `memberId` in a whole group document (what the pure composition uses). */
+export function viewFromGroup(
+  stream: StreamView,
+  g: GroupDoc,
+  memberId: string,
+  roundComplete?: MemberView['roundComplete'],
+): MemberView {
+  const index = blockingHolders(g);
+  const view: MemberView = {
+    stream,
+    header: headerOf(g),
+    member: g.members[memberId] ?? null,
+    target: g.targetAssignments[memberId] ?? [],
+    blockedByOther: (s) => (index.get(s) ?? []).some((id) => id !== memberId),
+    acknowledged: g.metadataCorrection?.acknowledgedMembers.includes(memberId) ?? false,
+  };
+  if (roundComplete) view.roundComplete = roundComplete;
+  return view;
+}
