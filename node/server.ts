@@ -10,8 +10,7 @@ import { ConfigError, type CoordinatorConfig } from '../src/config.js';
 import { Coordinator } from '../src/coordinator.js';
 import { createApp } from '../src/http/app.js';
 import { CoordinatorMetrics } from '../src/metrics/coordinator-metrics.js';
-import { instrumentCoordinator } from '../src/metrics/instrumented-coordinator.js';
-import { FastPathMarks, instrumentStore } from '../src/metrics/instrumented-store.js';
+import { instrumentStore } from '../src/metrics/instrumented-store.js';
 import { IoredisInspector } from '../src/store/ioredis-inspector.js';
 import { createIoredisClient, IoredisStore } from '../src/store/ioredis-store.js';
 import { createLogger, type LogFn } from './logger.js';
@@ -55,20 +54,18 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       ? { clusterNodes: config.redisClusterNodes }
       : { url: config.redisUrl },
   );
-  // Metrics are recorded through the Store port and around the use-cases, not inside them.
+  // Metrics come from the coordinator's events; mutex waits are seen through the Store port.
   const metrics = new CoordinatorMetrics({ version: VERSION });
-  const marks = new FastPathMarks();
   const store = instrumentStore(
     new IoredisStore(client, { namespace: config.keyPrefix, ownsClient: true }),
     metrics,
-    marks,
   );
-  const coordinator = new Coordinator({ store, config, log });
+  const coordinator = new Coordinator({ store, config, log, onEvent: (e) => metrics.observeEvent(e) });
   metrics.watchGroups(() => coordinator.listGroups());
   let terminating = false;
   const inspector = new IoredisInspector(client);
   const app = createApp({
-    coordinator: instrumentCoordinator(coordinator, metrics, marks),
+    coordinator,
     config,
     log,
     terminating: () => terminating,

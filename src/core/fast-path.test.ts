@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fastPathUntil, heartbeatKey, steadyFingerprint } from './fast-path.js';
+import { heartbeatKey, steadyFingerprint } from './fast-path.js';
 import { processHeartbeat } from './heartbeat.js';
 import type { HeartbeatInput, HeartbeatOutput } from './heartbeat-types.js';
 import { durablyEqual } from './housekeeping.js';
@@ -121,46 +121,69 @@ describe('fast path > steady fingerprint', () => {
   });
 });
 
-describe('fast path > validity window', () => {
-  it('is open indefinitely for a settled group', () => {
+describe('fast path > what the store must check before replaying', () => {
+  /** A settled member A and its steady request. */
+  function settled() {
     const d = new Driver(streamDoc(2));
     d.joinAndSettle('A');
-    expect(fastPathUntil(d.stream, d.group, CONFIG)).toBe(Number.MAX_SAFE_INTEGER);
+    return { d, req: hb('A', { epoch: 2, mv: 2, owned: [0, 1] }) };
+  }
+
+  const fingerprint = (d: Driver, req: HeartbeatInput, response: HeartbeatOutput, now = d.now) =>
+    steadyFingerprint({ stream: d.stream, group: d.group, request: req, response, config: CONFIG, now });
+
+  it('is given for a settled group indefinitely', () => {
+    const { d, req } = settled();
+    const response = d.send(req);
+    expect(fingerprint(d, req, response, d.now + 10 * CONFIG.heartbeatIntervalMs)).toBeNull();
+    expect(fingerprint(d, req, response)).not.toBeNull();
   });
 
-  it('is closed while a correction round or a resharding is open', () => {
-    const d = new Driver(streamDoc(2));
-    d.joinAndSettle('A');
-    expect(fastPathUntil({ ...d.stream, activeReshardingId: 'r1' }, d.group, CONFIG)).toBe(0);
+  it('is refused while a resharding is in progress', () => {
+    const { d, req } = settled();
+    const response = d.send(req);
+    d.stream = { ...d.stream, activeReshardingId: 'r1' };
+    expect(fingerprint(d, req, response)).toBeNull();
+  });
+
+  it('is refused while a metadata-correction round is open', () => {
+    const { d } = settled();
     d.group = { ...d.group, metadataVersion: 1 };
-    d.beat('A', { epoch: 2, mv: 2, owned: [0, 1] });
-    expect(fastPathUntil(d.stream, d.group, CONFIG)).toBe(0);
+    const sync = hb('A', { epoch: 2, mv: 2, owned: [0, 1] });
+    const response = d.send(sync);
+    expect(response.status).toBe('SYNC_METADATA');
+    expect(fingerprint(d, sync, { ...response, status: 'OK' })).toBeNull();
   });
 
-  it('ends just before a rebalance deadline', () => {
-    const d = new Driver(streamDoc(2));
-    d.joinAndSettle('A');
-    d.beat('B', { epoch: 0, mv: 0 });
-    d.beat('A', { epoch: 2, mv: 2, owned: [0, 1] });
-    expect(fastPathUntil(d.stream, d.group, CONFIG)).toBe(d.member('A').rebalanceDeadlineAt! - 1);
+  it('is refused while a rebalance deadline is due', () => {
+    const { d, req } = settled();
+    const response = d.send(req);
+    d.group = structuredClone(d.group);
+    d.group.members.A = { ...d.member('A'), rebalanceDeadlineAt: d.now - 1, currentAssignment: [0, 1] };
+    expect(fingerprint(d, req, response)).toBeNull();
   });
 
-  it('ends at the lease end of a blocking fence, and before a prune', () => {
-    const d = new Driver(streamDoc(2));
-    d.joinAndSettle('A');
-    d.beat('B', { epoch: 0, mv: 0 });
-    d.beat('A', { epoch: 1, mv: 3, owned: [0, 1] }); // stale → blocking fence
-    expect(fastPathUntil(d.stream, d.group, CONFIG)).toBe(d.member('A').memberLeaseExpiresAt);
-    d.group.members.A = { ...d.member('A'), fence: 'RELEASED', currentAssignment: [], grantedAssignment: [] };
-    expect(fastPathUntil(d.stream, d.group, CONFIG)).toBe(
-      d.member('A').lastHeartbeatAt + CONFIG.staleMemberRetentionMs - 1,
-    );
-  });
-
-  it('is closed while a rebalance deadline is due to be set or cleared', () => {
-    const d = new Driver(streamDoc(2));
-    d.joinAndSettle('A');
-    d.group.members.A = { ...d.member('A'), rebalanceDeadlineAt: d.now + 5 };
-    expect(fastPathUntil(d.stream, d.group, CONFIG)).toBe(0);
+  it('is refused once a member lease has passed, and while a blocking fence or a prune is due', () => {
+    const { d, req } = settled();
+    const response = d.send(req);
+    expect(fingerprint(d, req, response, d.member('A').memberLeaseExpiresAt + 1)).toBeNull();
+    d.group = structuredClone(d.group);
+    d.group.members.Z = {
+      ...d.member('A'),
+      memberId: 'Z',
+      state: 'FENCED',
+      fence: 'BLOCKING',
+      currentAssignment: [],
+      grantedAssignment: [],
+      memberLeaseExpiresAt: d.now - 2,
+    };
+    expect(fingerprint(d, req, response)).toBeNull();
+    d.group.members.Z = {
+      ...d.group.members.Z,
+      state: 'EXPIRED',
+      fence: null,
+      lastHeartbeatAt: d.now - CONFIG.staleMemberRetentionMs,
+    };
+    expect(fingerprint(d, req, response)).toBeNull();
   });
 });

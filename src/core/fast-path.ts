@@ -1,19 +1,21 @@
 /**
  * Support for the one-round-trip steady-state heartbeat (SPEC §6): the text a request must
- * match, the fingerprint of a member's next steady request, and how long answers stay valid.
+ * match, and whether an answer may be replayed for the member's next steady request.
  *
- * The store replays a recorded answer only while (1) the request's key equals the recorded
- * key, (2) the group document is unchanged since the fingerprint was written, (3) `now` is
- * within `fastPathUntil`, and (4) no live member's lease has passed. Under those conditions
- * the full path would have changed nothing but liveness fields and answered the same.
+ * The store replays a recorded answer only while (1) the request's key equals the recorded key,
+ * (2) the group's epochs and version, the stream revision, the member's record revision and its
+ * target are those the answer was recorded against, (3) no correction round is open, and (4) no
+ * lease, rebalance deadline or timer of the group is due. Under those conditions the full path
+ * would change nothing but liveness fields and answer the same: the answer also depends on no
+ * other member holding the member's target shards, which (with nothing pending) can only change
+ * through a new target, i.e. one of the recorded parts.
  */
 import { deepEqual } from './equal.js';
-import { membersInOrder } from './group.js';
-import { processHeartbeat } from './heartbeat.js';
 import type { HeartbeatInput, HeartbeatOutput } from './heartbeat-types.js';
-import { durablyEqual } from './housekeeping.js';
-import { prunable, pruneAt, releaseOf, tracksDeadline } from './maintenance.js';
-import type { GroupDoc, ProtocolConfig, StreamDoc } from './model.js';
+import { isDue } from './maintenance.js';
+import { decideHeartbeat, type MemberDecision } from './member-heartbeat.js';
+import { type MemberView, streamViewOf, viewFromGroup } from './member-view.js';
+import type { GroupDoc, MemberRecord, ProtocolConfig, StreamDoc } from './model.js';
 import { sortedShards } from './shard-set.js';
 
 /** Canonical text of everything in a heartbeat that the fast path must match: memberId, epoch, metadataVersion, protocolVersion, memberName, capacity, sorted owned shards, revoking reports, progress shard set (shard+streamKey). NOT requestId, NOT progress ids/counts. */
@@ -42,17 +44,30 @@ export function heartbeatKey(request: HeartbeatInput): string {
   ]);
 }
 
-/** After a full-path heartbeat produced (group, response) for request: if the member's NEXT steady request (epoch = response.memberEpoch, metadataVersion = response.metadataVersion, ownedShards = response.assignedShards, no revoking reports, same name/capacity/progress shard set restricted to assigned) would be a no-op (durablyEqual state and identical response when processed at `now`), return its key and the response to replay; else null. Only for status OK. */
-export function steadyFingerprint(args: {
-  stream: StreamDoc;
-  group: GroupDoc;
-  request: HeartbeatInput;
-  response: HeartbeatOutput;
-  config: ProtocolConfig;
-  now: number;
-}): { key: string; response: HeartbeatOutput } | null {
-  const { stream, group, request, response, config, now } = args;
-  if (response.status !== 'OK' || response.memberEpoch <= 0) return null;
+/**
+ * After a full-path decision on `view` for `request`: when the member's NEXT steady request
+ * (epoch and version from the answer, owning exactly what it was assigned, no revoking reports,
+ * the same name, capacity and progress shards) would change nothing durable and be answered the
+ * same, that request's key and the answer to replay; else null. Only for OK answers of a
+ * settled group (no bump, no correction round, no resharding, no assignment round due) to a
+ * member that waits for no shard.
+ */
+export function steadyAnswer(
+  view: MemberView,
+  request: HeartbeatInput,
+  decision: MemberDecision,
+  config: ProtocolConfig,
+  now: number,
+): { key: string; response: HeartbeatOutput } | null {
+  const { response } = decision;
+  if (response.status !== 'OK' || response.memberEpoch <= 0 || decision.bumps > 0) return null;
+  // A pending shard is granted when its holder lets go: that changes the answer without
+  // changing anything the fingerprint records.
+  if (response.pendingShards.length > 0) return null;
+  if (decision.round !== undefined || decision.acknowledge || view.header.correction !== null) return null;
+  if (view.stream.resharding || view.header.assignmentEpoch < view.header.groupEpoch) return null;
+  const member = decision.member ?? view.member;
+  if (!member) return null;
   const assigned = new Set(response.assignedShards);
   const next: HeartbeatInput = {
     ...request,
@@ -62,40 +77,42 @@ export function steadyFingerprint(args: {
     revokingShards: [],
     shardProgress: request.shardProgress.filter((p) => assigned.has(p.shard)),
   };
-  const replay = processHeartbeat({ stream, group, request: next, config, now });
-  if (!replay.group || !durablyEqual(group, replay.group)) return null;
+  const replay = decideHeartbeat({ ...view, member }, next, config, now);
+  if (replay.bumps > 0 || replay.round !== undefined || replay.acknowledge || replay.joined) return null;
+  if (replay.member && !sameExceptLiveness(replay.member, member)) return null;
   if (!deepEqual(replay.response, response)) return null;
-  return { key: heartbeatKey(next), response: replay.response };
+  return { key: heartbeatKey(next), response };
 }
 
 /**
- * Until when (epoch ms) fast-path answers for this group stay valid at the latest: 0 if a
- * metadata-correction round is open, stream.activeReshardingId is set or a removed shard is not
- * yet retired; else the earliest
- * future moment housekeeping could change the group (rebalance deadlines, prune times,
- * blocking-fence lease ends, …); Number.MAX_SAFE_INTEGER if none. Live members' own lease
- * expiries are NOT included (the store checks those separately). Inclusive: an answer is
- * valid while `now <= fastPathUntil` (a store comparing `now < fastPathUntil` is 1 ms stricter).
+ * `steadyAnswer` for a whole group document after a full-path heartbeat (`group` is the state
+ * the answer left): the pure model of the store's fast path used by simulations and tests.
+ * Null as well while maintenance of any member is due (the store refuses the fast path then).
  */
-export function fastPathUntil(stream: StreamDoc, group: GroupDoc, config: ProtocolConfig): number {
-  if (group.metadataCorrection !== null || stream.activeReshardingId !== null) return 0;
-  // Removed shards still draining (e.g. after a scale-out rollback): heartbeats do the lazy pass.
-  if (stream.removedShards.some((r) => r.state !== 'RETIRED')) return 0;
-  let until = Number.MAX_SAFE_INTEGER;
-  for (const m of membersInOrder(group)) {
-    if (tracksDeadline(m)) {
-      const mustRelease = releaseOf(m, group.targetAssignments[m.memberId] ?? []).length > 0;
-      // A deadline that the next pass would set or clear: the group is not settled.
-      if (mustRelease !== (m.rebalanceDeadlineAt !== null)) return 0;
-      // Fenced when now >= deadline.
-      if (m.rebalanceDeadlineAt !== null) until = Math.min(until, m.rebalanceDeadlineAt - 1);
-    }
-    // A blocking fence lapses when now > lease.
-    if (m.state === 'FENCED' && m.fence === 'BLOCKING') until = Math.min(until, m.memberLeaseExpiresAt);
-    // Pruned when now >= lastHeartbeatAt + retention.
-    if (prunable(m)) until = Math.min(until, pruneAt(m, config) - 1);
+export function steadyFingerprint(args: {
+  stream: StreamDoc;
+  group: GroupDoc;
+  request: HeartbeatInput;
+  response: HeartbeatOutput;
+  config: ProtocolConfig;
+  now: number;
+}): { key: string; response: HeartbeatOutput } | null {
+  const { stream, group, request, response, config, now } = args;
+  if (Object.values(group.members).some((m) => isDue(m, now, config, true))) return null;
+  const view = viewFromGroup(streamViewOf(stream), group, request.memberId);
+  return steadyAnswer(view, request, { response, bumps: 0 }, config, now);
+}
+
+const LIVENESS: ReadonlySet<string> = new Set(['memberLeaseExpiresAt', 'lastHeartbeatAt', 'shardProgress']);
+
+/** True when two records differ at most in liveness fields. */
+export function sameExceptLiveness(a: MemberRecord, b: MemberRecord): boolean {
+  const ra = a as unknown as Record<string, unknown>;
+  const rb = b as unknown as Record<string, unknown>;
+  for (const k of new Set([...Object.keys(ra), ...Object.keys(rb)])) {
+    if (!LIVENESS.has(k) && !deepEqual(ra[k], rb[k])) return false;
   }
-  return Math.max(0, until);
+  return true;
 }
 
 function cmp(a: string, b: string): number {

@@ -43,7 +43,7 @@ export function prunable(m: MemberRecord): boolean {
 }
 
 /** The moment a prunable member is deleted. */
-export function pruneAt(m: MemberRecord, config: ProtocolConfig): number {
+export function pruneAt(m: MemberRecord, config: Pick<ProtocolConfig, 'staleMemberRetentionMs'>): number {
   return m.lastHeartbeatAt + config.staleMemberRetentionMs;
 }
 
@@ -52,7 +52,10 @@ export function pruneAt(m: MemberRecord, config: ProtocolConfig): number {
  * lease index tracks, and the rebalance deadline, which the deadline index tracks): the lapse
  * of a blocking fence or the prune time. Null when none.
  */
-export function nextTimerAt(m: MemberRecord, config: ProtocolConfig): number | null {
+export function nextTimerAt(
+  m: MemberRecord,
+  config: Pick<ProtocolConfig, 'staleMemberRetentionMs'>,
+): number | null {
   if (m.state === 'FENCED' && m.fence === 'BLOCKING') return m.memberLeaseExpiresAt + 1;
   return prunable(m) ? pruneAt(m, config) : null;
 }

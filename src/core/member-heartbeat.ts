@@ -84,17 +84,13 @@ export function decideHeartbeat(
 
 /**
  * The answer to a member that has just joined, once the assignment round has given it a target:
- * its grant (target minus blocked shards) and the assignment epoch (the second half of a join,
- * PROTOCOL §3.3 step 10–11 after the reconcile of step 9).
+ * its grant (target minus blocked shards), with the epoch its join gave it (the second half of a
+ * join, PROTOCOL §3.3 steps 10–11 after the reconcile of step 9).
  */
 export function decideGrant(view: MemberView, config: ProtocolConfig): MemberDecision | null {
   const stored = view.member;
   if (!stored || !isLive(stored.state)) return null;
-  const member: MemberRecord = {
-    ...stored,
-    memberEpoch: Math.max(view.header.assignmentEpoch, stored.memberEpoch),
-    metadataVersion: view.header.metadataVersion,
-  };
+  const member: MemberRecord = { ...stored, metadataVersion: view.header.metadataVersion };
   const status = view.header.correction ? 'REVOKE_PENDING' : 'OK';
   const shown = grant(view, status, member.currentAssignment, member);
   const response = answer(status, view.header, member.memberId, member.memberEpoch, shown);

@@ -1,11 +1,12 @@
 /**
  * The coordinator's metrics, declared once: HTTP requests, heartbeat outcomes, CAS conflicts,
  * lock waits, sweeps, and scrape-time gauges (groups, members, migrations by state) read from
- * the stored metadata. Recorded through `instrumentStore`, `instrumentCoordinator`, the request
- * middleware and `timeSweep`; rendered at `GET /metrics`.
+ * the stored metadata. Recorded from the coordinator's events (`observeEvent`), mutex attempts
+ * through `instrumentStore`, the request middleware and `timeSweep`; rendered at `GET /metrics`.
  */
+
+import type { CoordinatorEvent } from '../coordinator/context.js';
 import type { GroupSnapshot } from '../coordinator-api.js';
-import type { CommitResult } from '../store/store.js';
 import { GROUP_STATES, groupGauges, MEMBER_STATES, MIGRATION_STATES } from './group-gauges.js';
 import type { HttpMetrics } from './http-metrics.js';
 import { MetricsRegistry } from './registry.js';
@@ -53,7 +54,7 @@ export class CoordinatorMetrics implements HttpMetrics {
   });
   readonly heartbeats = this.registry.counter({
     name: 'rsc_heartbeats_total',
-    help: 'Heartbeats answered, by status (or error code when refused) and path (fast: one Redis round trip; full: critical section).',
+    help: 'Heartbeats answered, by status (or error code when refused) and path (fast: one Redis round trip; full: read and checked commit).',
     labelNames: ['status', 'path'],
   });
   readonly fastPath = this.registry.counter({
@@ -63,7 +64,7 @@ export class CoordinatorMetrics implements HttpMetrics {
   });
   readonly commits = this.registry.counter({
     name: 'rsc_store_commits_total',
-    help: 'Compare-and-set commits of coordination state, by result (ok, conflict, lease_renewed).',
+    help: 'Checked commits of coordination state, by result (ok, conflict).',
     labelNames: ['result'],
   });
   readonly casConflicts = this.registry.counter({
@@ -166,14 +167,20 @@ export class CoordinatorMetrics implements HttpMetrics {
   }
 
   /** Records a commit's outcome; refused commits are CAS conflicts. */
-  observeCommit(result: CommitResult): void {
-    if (result.ok) {
+  observeCommit(ok: boolean): void {
+    if (ok) {
       this.commits.inc({ result: 'ok' });
       return;
     }
-    const reason = result.reason === 'lease-renewed' ? 'lease_renewed' : 'conflict';
-    this.commits.inc({ result: reason });
-    this.casConflicts.inc({ reason });
+    this.commits.inc({ result: 'conflict' });
+    this.casConflicts.inc({ reason: 'conflict' });
+  }
+
+  /** Records what the coordinator reports (its `onEvent` hook). */
+  observeEvent(e: CoordinatorEvent): void {
+    if (e.type === 'heartbeat') this.observeHeartbeat(e.status, e.path);
+    else if (e.type === 'fast-path') this.observeFastPath(e.hit);
+    else if (e.type === 'commit') this.observeCommit(e.ok);
   }
 
   /** Records a mutex acquisition; `waitedMs` is null when the first attempt succeeded. */

@@ -5,10 +5,9 @@
  */
 import { z } from 'zod';
 import { CoordinatorError } from '../core/errors.js';
-import type { GroupDoc, ShardProgress, StreamDoc } from '../core/model.js';
+import type { ShardProgress, StreamDoc } from '../core/model.js';
 
 const num = z.number();
-const nullableNum = num.nullable();
 
 const shardProgressSchema: z.ZodType<ShardProgress> = z.looseObject({
   shard: num,
@@ -17,48 +16,6 @@ const shardProgressSchema: z.ZodType<ShardProgress> = z.looseObject({
   lastAckedId: z.string().nullable(),
   pendingCount: num,
   updatedAt: z.string().nullable(),
-});
-
-const memberSchema = z.looseObject({
-  memberId: z.string(),
-  memberName: z.string(),
-  state: z.enum(['STARTING', 'ACTIVE', 'LEAVING', 'EXPIRED', 'FENCED']),
-  memberEpoch: num,
-  previousEpoch: nullableNum,
-  metadataVersion: num,
-  runtimeMaxConcurrency: num,
-  activeConsumerWorkers: num,
-  currentAssignment: z.array(num),
-  grantedAssignment: z.array(num),
-  revoking: z.array(num),
-  lastHeartbeatAt: num,
-  memberLeaseExpiresAt: num,
-  rebalanceTimeoutMs: num,
-  rebalanceDeadlineAt: nullableNum,
-  shardProgress: z.array(shardProgressSchema),
-  fence: z.enum(['BLOCKING', 'RELEASED']).nullable(),
-});
-
-const groupDocSchema: z.ZodType<GroupDoc> = z.looseObject({
-  streamPrefix: z.string(),
-  consumerGroup: z.string(),
-  groupEpoch: num,
-  assignmentEpoch: num,
-  metadataVersion: num,
-  state: z.enum(['EMPTY', 'ASSIGNING', 'RECONCILING', 'STABLE']),
-  targetAssignments: z.record(z.string(), z.array(num)),
-  members: z.record(z.string(), memberSchema),
-  metadataCorrection: z
-    .looseObject({
-      targetMetadataVersion: num,
-      observedMetadataVersion: num,
-      requestedAt: num,
-      updatedAt: num,
-      acknowledgedMembers: z.array(z.string()),
-    })
-    .nullable(),
-  createdAt: num,
-  updatedAt: num,
 });
 
 const streamDocSchema: z.ZodType<StreamDoc> = z.looseObject({
@@ -128,16 +85,6 @@ function parseWith<T>(schema: z.ZodType<T>, text: unknown, prefix: string, what:
 export function parseStreamDoc(prefix: string, text: unknown): StreamDoc {
   const doc = parseWith(streamDocSchema, text, prefix, 'stream document');
   if (doc.streamPrefix !== prefix) throw corrupt(prefix, 'stream document belongs to another stream');
-  return doc;
-}
-
-/** Parses a stored group document; throws METADATA_CORRUPT when unreadable. */
-export function parseGroupDoc(prefix: string, group: string, text: unknown): GroupDoc {
-  const what = `group "${group}" document`;
-  const doc = parseWith(groupDocSchema, text, prefix, what);
-  if (doc.streamPrefix !== prefix || doc.consumerGroup !== group) {
-    throw corrupt(prefix, `${what} belongs to another group`);
-  }
   return doc;
 }
 

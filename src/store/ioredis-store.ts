@@ -5,7 +5,7 @@
  */
 import { Cluster, Redis } from 'ioredis';
 import { CoordinatorError, isCoordinatorError } from '../core/errors.js';
-import { streamKeys, streamsIndexKey } from './keys.js';
+import { streamsIndexKey } from './keys.js';
 import { runScript } from './run-script.js';
 import { ScriptStore } from './script-store.js';
 import type { ScriptCall } from './scripts/commit-args.js';
@@ -97,10 +97,8 @@ export class IoredisStore extends ScriptStore implements Store, Required<ShardOp
     return redisFailure(err);
   }
 
-  async tryLock(prefix: string, token: string, ttlMs: number): Promise<boolean> {
-    const key = streamKeys(this.ns, prefix).lock;
-    const r = await this.call(() => this.client.set(key, token, 'PX', Math.max(1, Math.floor(ttlMs)), 'NX'));
-    return r === 'OK';
+  protected async deleteKeys(keys: string[]): Promise<void> {
+    await this.call(() => this.client.del(...keys));
   }
 
   async listStreams(): Promise<string[]> {

@@ -13,7 +13,7 @@ export function streamTag(prefix: string): string {
 
 /** Keys of one stream's coordinator state. */
 export interface StreamKeys {
-  /** HASH `rev` (storeRevision), `doc` (StreamDoc JSON). */
+  /** HASH `rev` (storeRevision), `doc` (StreamDoc JSON), `len` (its length), `hb` (what heartbeats read), `layout` (2), `pass` (last resharding pass). */
   stream: string;
   /** STRING per-stream mutex token. */
   lock: string;
@@ -25,33 +25,105 @@ export function streamKeys(ns: string, prefix: string): StreamKeys {
   return { stream: `${base}:stream`, lock: `${base}:lock` };
 }
 
-/** Keys of one consumer group, in the order the scripts take them. */
+/** Keys of one consumer group (layout 2), in the order the scripts take them. */
 export interface GroupKeys {
-  /** HASH `rev` (stream revision of the last write), `doc` (GroupDoc JSON), `until` (fast-path window end). */
-  group: string;
-  /** ZSET live member -> lease expiry (ms). */
+  /** HASH group header: `ge` groupEpoch, `ae` assignmentEpoch, `mv` metadataVersion, `cr` open correction round (JSON), `ca`/`ua` created/updated. */
+  header: string;
+  /** HASH member → `<rev>|<record JSON>`. */
+  members: string;
+  /** HASH member → holder status `A` live, `L` leaving, `B` blocking fence, `X` neither. */
+  status: string;
+  /** HASH member → target shards (ranges, e.g. `0-3,7`). */
+  targets: string;
+  /** HASH shard → `<member>|<c|g|r>`: the member holding it (current, granted or revoking). */
+  owners: string;
+  /** ZSET live member → lease expiry (ms). */
   leases: string;
-  /** HASH member -> `{"at":<lastHeartbeatAt>,"progress":[...]}` (progress optional). */
+  /** HASH member → `{"at":<lastHeartbeatAt>,"progress":[...]}` (progress optional). */
   live: string;
-  /** HASH member -> `<groupRev>|<keyBytes>|<key>|<response>` (fast-path fingerprint and answer). */
+  /** HASH member → fast-path fingerprint and answer. */
   fast: string;
+  /** ZSET member → rebalance deadline (ms). */
+  deadlines: string;
+  /** ZSET member → next time-driven change (blocking-fence lapse, prune). */
+  timers: string;
+  /** SET members that acknowledged the open correction round. */
+  acks: string;
+  /** STRING token of the assignment round in progress. */
+  assignLock: string;
 }
 
-/** Per-group keys: `K:{P}:group:<G>`, `K:{P}:leases:<G>`, `K:{P}:live:<G>`, `K:{P}:fast:<G>`. */
+/** The group keys' name parts, in script order (`K:{P}:<part>:<G>`). */
+export const GROUP_KEY_PARTS = [
+  'g',
+  'm',
+  'st',
+  't',
+  'o',
+  'leases',
+  'live',
+  'fast',
+  'dl',
+  'tm',
+  'ack',
+  'alock',
+] as const;
+
+/** Per-group keys `K:{P}:<part>:<G>` (G URL-encoded). */
 export function groupKeys(ns: string, prefix: string, group: string): GroupKeys {
   const base = `${ns}:${streamTag(prefix)}`;
-  const g = encodeURIComponent(group);
+  const [header, members, status, targets, owners, leases, live, fast, deadlines, timers, acks, assignLock] =
+    GROUP_KEY_PARTS.map((part) => `${base}:${part}:${encodeURIComponent(group)}`) as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
   return {
-    group: `${base}:group:${g}`,
-    leases: `${base}:leases:${g}`,
-    live: `${base}:live:${g}`,
-    fast: `${base}:fast:${g}`,
+    header,
+    members,
+    status,
+    targets,
+    owners,
+    leases,
+    live,
+    fast,
+    deadlines,
+    timers,
+    acks,
+    assignLock,
   };
 }
 
-/** The same four keys as a list, in script order. */
-export function groupKeyList(k: GroupKeys): [string, string, string, string] {
-  return [k.group, k.leases, k.live, k.fast];
+/** The group keys as a list, in script order. */
+export function groupKeyList(k: GroupKeys): string[] {
+  return [
+    k.header,
+    k.members,
+    k.status,
+    k.targets,
+    k.owners,
+    k.leases,
+    k.live,
+    k.fast,
+    k.deadlines,
+    k.timers,
+    k.acks,
+    k.assignLock,
+  ];
+}
+
+/** The layout-1 group document key (`K:{P}:group:<G>`), read once to upgrade a stream. */
+export function layout1GroupKey(ns: string, prefix: string, group: string): string {
+  return `${ns}:${streamTag(prefix)}:group:${encodeURIComponent(group)}`;
 }
 
 /** SET of every stream prefix in the namespace: `K:streams` (its own slot). */

@@ -5,21 +5,45 @@
  */
 import type { RetireOutcome, ShardReading } from '../core/drain-evidence.js';
 import { CoordinatorError } from '../core/errors.js';
-import { streamKeys } from './keys.js';
+import type { ProtocolConfig } from '../core/model.js';
+import { groupKeys, streamKeys } from './keys.js';
+import { decodeLayout1, encodeLoadLayout1, LOAD_LAYOUT1, layout1GroupKeys, upgradePlan } from './layout1.js';
+import { ACQUIRE_LOCK } from './scripts/acquire-lock.js';
 import { COMMIT } from './scripts/commit.js';
 import { decodeCommitReply, encodeCommit, type ScriptCall } from './scripts/commit-args.js';
-import { FAST_HEARTBEAT } from './scripts/fast-heartbeat.js';
-import { decodeFastHeartbeatReply, encodeFastHeartbeat } from './scripts/fast-heartbeat-args.js';
+import { ASSIGNMENT_READ, DUE_READ, MEMBERS_READ } from './scripts/group-reads.js';
 import { LOAD } from './scripts/load.js';
-import { decodeLoadReply, encodeLoad } from './scripts/load-reply.js';
 import type { LuaScript } from './scripts/lua-script.js';
+import { MEMBER_READ } from './scripts/member-read.js';
 import { PROVISION } from './scripts/provision.js';
 import { PROVISION_EXISTING } from './scripts/provision-existing.js';
+import {
+  decodeAssignmentRead,
+  decodeDue,
+  decodeLoadReply,
+  decodeMemberRead,
+  decodeMembersRead,
+  decodeProbe,
+  encodeLoad,
+  encodeMemberRead,
+  groupCall,
+} from './scripts/read-replies.js';
 import { RELEASE_LOCK } from './scripts/release-lock.js';
 import { RETIRE_SHARD } from './scripts/retire-shard.js';
 import { decodeProvisionExisting, decodeRetireReply, decodeShardReading } from './scripts/shard-args.js';
 import { SHARD_EVIDENCE } from './scripts/shard-evidence.js';
-import type { CommitRequest, CommitResult, FastHeartbeatRequest, StreamSnapshot } from './store.js';
+import { STREAM_PROBE } from './scripts/stream-probe.js';
+import type {
+  AssignmentRead,
+  CommitOutcome,
+  DueRead,
+  MemberRead,
+  MemberReadRequest,
+  MembersRead,
+  StreamPlan,
+  StreamProbe,
+  StreamSnapshot,
+} from './store.js';
 
 /** The script-backed half of the Store port, shared by every client. */
 export abstract class ScriptStore {
@@ -32,25 +56,106 @@ export abstract class ScriptStore {
   /** Maps a client failure to a CoordinatorError without connection details. */
   protected abstract failure(err: unknown): CoordinatorError;
 
-  /** Releases the mutex if it still holds `token` (compare-and-delete). */
-  async unlock(prefix: string, token: string): Promise<void> {
-    await this.script(RELEASE_LOCK, { keys: [streamKeys(this.ns, prefix).lock], args: [token] });
+  /** Deletes keys that share one hash tag (one command). */
+  protected abstract deleteKeys(keys: string[]): Promise<void>;
+
+  private lockKey(prefix: string, group?: string): string {
+    return group === undefined
+      ? streamKeys(this.ns, prefix).lock
+      : groupKeys(this.ns, prefix, group).assignLock;
   }
 
-  /** One-round-trip consistent read of a stream and its groups. */
+  /** Takes (or renews, when it holds `token` already) the stream mutex or a group's assignment lock. */
+  async tryLock(prefix: string, token: string, ttlMs: number, group?: string): Promise<boolean> {
+    const ttl = String(Math.max(1, Math.floor(ttlMs)));
+    const reply = await this.script(ACQUIRE_LOCK, {
+      keys: [this.lockKey(prefix, group)],
+      args: [token, ttl],
+    });
+    return Number(reply) === 1;
+  }
+
+  /** Releases the lock if it still holds `token` (compare-and-delete). */
+  async unlock(prefix: string, token: string, group?: string): Promise<void> {
+    await this.script(RELEASE_LOCK, { keys: [this.lockKey(prefix, group)], args: [token] });
+  }
+
+  /** One-round-trip consistent whole read of a stream and its groups. */
   async load(prefix: string, groups: string[] | 'all'): Promise<StreamSnapshot | null> {
     const reply = await this.script(LOAD, encodeLoad(this.ns, prefix, groups));
     return decodeLoadReply(prefix, reply, groups);
   }
 
-  /** Compare-and-set write of documents, leases and the fast-path fingerprint. */
-  async commit(req: CommitRequest): Promise<CommitResult> {
-    return decodeCommitReply(await this.script(COMMIT, encodeCommit(this.ns, req)));
+  /** A heartbeat's read of its group, or the fast-path answer. */
+  async readMember(req: MemberReadRequest): Promise<MemberRead> {
+    return decodeMemberRead(req, await this.script(MEMBER_READ, encodeMemberRead(this.ns, req)));
   }
 
-  /** The steady-state heartbeat in one round trip. */
-  async fastHeartbeat(req: FastHeartbeatRequest): Promise<string | null> {
-    return decodeFastHeartbeatReply(await this.script(FAST_HEARTBEAT, encodeFastHeartbeat(this.ns, req)));
+  /** An assignment round's read. */
+  async readAssignment(
+    prefix: string,
+    group: string,
+    now: number,
+    token: string,
+    lockMs: number,
+  ): Promise<AssignmentRead | 'busy' | null> {
+    const args = [String(Math.floor(now)), token, String(Math.max(1, Math.floor(lockMs)))];
+    const reply = await this.script(ASSIGNMENT_READ, groupCall(this.ns, prefix, group, args));
+    return decodeAssignmentRead(prefix, group, reply);
+  }
+
+  /** Records of the named members. */
+  async readMembers(
+    prefix: string,
+    group: string,
+    memberIds: readonly string[],
+  ): Promise<MembersRead | null> {
+    const reply = await this.script(MEMBERS_READ, groupCall(this.ns, prefix, group, [...memberIds]));
+    return decodeMembersRead(prefix, group, memberIds, reply);
+  }
+
+  /** Members of a group due for maintenance. */
+  async readDue(prefix: string, group: string, now: number, max: number): Promise<DueRead | null> {
+    const reply = await this.script(
+      DUE_READ,
+      groupCall(this.ns, prefix, group, [String(Math.floor(now)), String(max)]),
+    );
+    return decodeDue(reply);
+  }
+
+  /** What is due in each group of the stream. */
+  async probeStream(prefix: string, now: number): Promise<StreamProbe | null> {
+    const reply = await this.script(STREAM_PROBE, {
+      keys: [streamKeys(this.ns, prefix).stream],
+      args: [String(Math.floor(now))],
+    });
+    return decodeProbe(prefix, reply);
+  }
+
+  /** One checked, atomic commit. */
+  async commit(plan: StreamPlan): Promise<CommitOutcome> {
+    return decodeCommitReply(await this.script(COMMIT, encodeCommit(this.ns, plan)), plan.groups.length);
+  }
+
+  /**
+   * Converts a layout-1 stream to layout 2 in one commit, then deletes its layout-1 group
+   * documents. The caller holds the stream mutex (layout-1 coordinators take the same one).
+   * False when the stream is not (or no longer) in layout 1.
+   */
+  async upgradeLayout1(prefix: string, config: ProtocolConfig): Promise<boolean> {
+    const snapshot = decodeLayout1(
+      prefix,
+      await this.script(LOAD_LAYOUT1, encodeLoadLayout1(this.ns, prefix)),
+    );
+    if (!snapshot) return false;
+    const out = await this.commit(upgradePlan(snapshot, config));
+    if (!out.ok) return false;
+    const old = Object.keys(snapshot.groups).flatMap((g) => {
+      const [doc, , , fast] = layout1GroupKeys(this.ns, prefix, g);
+      return [doc!, fast!];
+    });
+    if (old.length > 0) await this.deleteKeys(old);
+    return true;
   }
 
   /** Creates `group` on `streamKey` at the tail (BUSYGROUP is success). */

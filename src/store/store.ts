@@ -1,104 +1,169 @@
 /**
  * The Store port: everything the coordinator asks of Redis, and nothing more.
  *
- * Two implementations: `ioredis-store.ts` (Node, standalone or Cluster) and, later,
- * `upstash-store.ts` (Workers). Both run the same Lua scripts from `scripts/`.
+ * Two implementations: `ioredis-store.ts` (Node, standalone or Cluster) and `upstash-store.ts`
+ * (Workers). Both run the same Lua scripts from `scripts/`.
  *
- * Consistency model (SPEC §4–6):
- * - All coordinator keys of one stream share the hash tag `{P}` (see `keys.ts`).
- * - The stream document and the group documents are guarded by one per-stream
- *   `storeRevision`; `commit` applies only when it is unchanged (compare-and-set in Lua).
- * - Member leases, last-heartbeat times and shard progress live outside the documents in
- *   per-group structures written by the fast path and merged by maximum on commit, so a
- *   full-path commit never overwrites a fresher lease.
+ * Layout 2 (SPEC §4, issue 10): per stream a stream hash (document, revision, the compact view
+ * heartbeats read); per group a small header, one record per member, one target per member, an
+ * ownership index per shard, holder statuses, and time indexes (leases, deadlines, timers). A
+ * heartbeat reads O(its own shards) and commits only if what it read is unchanged (the commit
+ * script's checks), so heartbeats never wait for each other; whole-group reads (`load`) serve
+ * monitoring, admin requests and resharding passes.
  */
+import type { HolderStatus, OwnerEntry, PlanOp, RecordAt } from '../core/commit-plan.js';
 import type { RetireOutcome, ShardReading } from '../core/drain-evidence.js';
+import type { HeartbeatOutput } from '../core/heartbeat-types.js';
+import type { GroupHeader } from '../core/member-view.js';
 import type { GroupDoc, StreamDoc } from '../core/model.js';
+import type { StreamHead } from './records.js';
 
-/** A consistent read of one stream and (some of) its groups. */
+/** A consistent whole read of one stream and (some of) its groups. */
 export interface StreamSnapshot {
-  /** The stream's `storeRevision` at read time (>= 1). */
+  /** The stream's `storeRevision` at read time (>= 1); it moves when the stream document does. */
   revision: number;
   stream: StreamDoc;
   /**
-   * The requested groups that exist, with leases, last heartbeat times and progress merged
-   * in from the lease structures (each member's `memberLeaseExpiresAt` and `lastHeartbeatAt`
-   * is the maximum of the document value and the lease structure's value; `shardProgress`
-   * is the newer of the two).
+   * The requested groups that exist, assembled from their records (each member's lease, last
+   * heartbeat time, progress and rebalance deadline merged in from the indexes).
    */
   groups: Record<string, GroupDoc>;
 }
 
-/** Lease bookkeeping for one member, written by `commit`. */
-export interface LeaseWrite {
-  memberId: string;
-  /** ACTIVE/STARTING members are kept in the lease index; all others are removed from it. */
-  live: boolean;
-  /** Merged by maximum with the stored value. */
-  leaseExpiresAt: number;
-  /** Merged by maximum with the stored value. */
-  lastHeartbeatAt: number;
+/** A group's epochs and version after a commit. */
+export interface HeaderValues {
+  groupEpoch: number;
+  assignmentEpoch: number;
+  metadataVersion: number;
 }
 
-/** The requesting member's fast-path fingerprint, stored alongside its lease. */
-export interface FastPathWrite {
-  group: string;
-  memberId: string;
-  /**
-   * Opaque text the fast path must match exactly (built by the core from epoch,
-   * metadataVersion and report digest).
-   */
-  key: string;
-  /** The response the fast path returns on a match (JSON text of `HeartbeatOutput`). */
-  response: string;
+/** The part of a commit that concerns one group. */
+export interface GroupPlan {
+  name: string;
+  /** Creates the group header (the group must not exist). */
+  create?: HeaderValues & { at: number };
+  /** Deletes every key of the group (after its operations). */
+  delete?: boolean;
+  /** Checks and writes (see `core/commit-plan.ts`). */
+  ops: PlanOp[];
 }
 
-/** One atomic write of a stream's coordination state. */
-export interface CommitRequest {
+/** One atomic commit across a stream's keys: every check holds, then every write applies. */
+export interface StreamPlan {
   prefix: string;
-  /** The revision the caller loaded; 0 creates the stream (fails if it exists). */
-  expectedRevision: number;
-  /** New stream document, or undefined to leave it unchanged. */
-  stream?: StreamDoc;
-  /** Deletes the stream document (its last group was deleted). Excludes `stream`. */
-  deleteStream?: boolean;
-  /** New group documents; `null` deletes the group and all of its per-group keys. */
-  groups?: Record<string, GroupDoc | null>;
   /**
-   * Expiries this commit records, per group: the commit fails with `conflict` when any of
-   * these members' stored lease is now later than the lease the decision was based on.
+   * The stream revision the plan was decided on (`layout: 1`: of a stream still in layout 1,
+   * for its upgrade), or that the stream must not exist yet.
    */
-  expiries?: Record<string, Array<{ memberId: string; observedLeaseExpiresAt: number }>>;
-  /** Lease writes per group (merged by maximum). */
-  leases?: Record<string, LeaseWrite[]>;
-  /** Progress reported by the requesting member (replaces the stored progress). */
-  progress?: { group: string; memberId: string; json: string; at: number };
-  /**
-   * Per written group, the time until which fast-path heartbeats are allowed for it
-   * (0 = never: a migration or correction round is open). Required for every group in
-   * `groups` that is not deleted.
-   */
-  fastPathUntil?: Record<string, number>;
-  /** Fingerprint for the requesting member; other members' fingerprints of a rewritten group become stale. */
-  fastPath?: FastPathWrite;
+  expect?: { rev: number; layout?: 1 } | 'absent';
+  /** A new stream document (with its heartbeat view), or null to delete the stream hash. */
+  stream?: { doc: StreamDoc; head: StreamHead } | null;
+  /** Records when a resharding pass last ran (does not move the revision). */
+  passAt?: number;
+  groups: GroupPlan[];
 }
 
 /** Outcome of `commit`. */
-export type CommitResult =
-  | { ok: true; revision: number }
-  | { ok: false; reason: 'conflict' | 'lease-renewed' };
+export type CommitOutcome =
+  | {
+      ok: true;
+      /** The stream revision after the commit (null when the stream was deleted). */
+      streamRev: number | null;
+      /** Per plan group, its header after the commit (null when it was deleted). */
+      headers: Array<HeaderValues | null>;
+    }
+  | { ok: false; failedCheck: number };
 
-/** Input of the one-round-trip steady-state heartbeat. */
-export interface FastHeartbeatRequest {
+/** Input of `readMember`. */
+export interface MemberReadRequest {
   prefix: string;
   group: string;
   memberId: string;
-  /** Must equal the stored fingerprint key. */
-  key: string;
   now: number;
+  /** The fast-path key (`heartbeatKey`), or null to skip the fast path. */
+  fastKey: string | null;
+  /** Lease the fast path renews to. */
   leaseExpiresAt: number;
-  /** Progress JSON to store (replaces the stored progress). */
+  /** Progress JSON the fast path stores. */
   progressJson: string;
+  /** Shards the request names (their ownership entries are read too). */
+  shards: readonly number[];
+  /** Due members listed at most. */
+  maxDue: number;
+}
+
+/** Everything a heartbeat decides from. */
+export interface MemberReadView {
+  kind: 'view';
+  streamRev: number;
+  head: StreamHead;
+  header: GroupHeader;
+  /** The member's record (lease, heartbeat time and deadline merged in), null when unknown. */
+  member: RecordAt | null;
+  target: number[];
+  /** Whether a target is stored at all (an empty one counts). */
+  targetStored: boolean;
+  /** Ownership entries of the target and of the requested shards (null = nobody). */
+  owners: Map<number, OwnerEntry | null>;
+  /** Status of each other member named by those entries (null = no status stored). */
+  holders: Map<string, HolderStatus | null>;
+  /** Members whose lease passed, whose deadline came, or whose timer is due (at most `maxDue` each). */
+  due: { expired: string[]; deadlines: string[]; timers: string[] };
+  /** The member is in the open round's acknowledged set; how many are; how many are live. */
+  acknowledged: boolean;
+  acknowledgements: number;
+  liveMembers: number;
+}
+
+/** Outcome of `readMember`. */
+export type MemberRead =
+  | { kind: 'fast'; response: HeartbeatOutput }
+  | { kind: 'no-stream' }
+  | { kind: 'no-group'; streamRev: number; head: StreamHead }
+  | { kind: 'layout-1' }
+  | MemberReadView;
+
+/** What an assignment round reads. */
+export interface AssignmentRead {
+  streamRev: number;
+  head: StreamHead;
+  header: GroupHeader;
+  /** Members in the lease index whose lease has not run out. */
+  live: string[];
+  targets: Map<string, number[]>;
+  owners: Map<number, OwnerEntry>;
+  deadlines: Map<string, number>;
+}
+
+/** Records of named members (for maintenance and the grant after a join). */
+export interface MembersRead {
+  streamRev: number;
+  head: StreamHead;
+  header: GroupHeader;
+  members: Map<string, { stored: RecordAt | null; target: number[] }>;
+}
+
+/** Members of a group that maintenance is due for, and whether its assignment round is. */
+export interface DueRead {
+  expired: string[];
+  deadlines: string[];
+  timers: string[];
+  assignmentDue: boolean;
+}
+
+/** What the sweep learns about a stream in one round trip. */
+export interface StreamProbe {
+  streamRev: number;
+  head: StreamHead;
+  groups: Array<{
+    name: string;
+    exists: boolean;
+    assignmentDue: boolean;
+    leaseDue: boolean;
+    deadlineDue: boolean;
+    timerDue: boolean;
+    roundOpen: boolean;
+  }>;
 }
 
 /** Redis Streams operations used for provisioning and checks. */
@@ -114,9 +179,7 @@ export interface StreamOps {
   /**
    * Like `provision` but only when `streamKey` exists (never creates the key): true when the
    * group is there now, false when the key is absent. Throws
-   * CoordinatorError(REDIS_STREAM_PROVISIONING_FAILED) on any other error. Optional while not
-   * every Store implements it: without it, a group added mid-migration is not provisioned on
-   * removed shards.
+   * CoordinatorError(REDIS_STREAM_PROVISIONING_FAILED) on any other error.
    */
   provisionExisting?(streamKey: string, group: string): Promise<boolean>;
 }
@@ -142,26 +205,41 @@ export interface ShardOps {
 
 /** The Store port. */
 export interface Store extends StreamOps, Partial<ShardOps> {
-  /** Tries once to take the per-stream mutex with `token` for `ttlMs`. */
-  tryLock(prefix: string, token: string, ttlMs: number): Promise<boolean>;
-  /** Releases the mutex if it still holds `token` (compare-and-delete). */
-  unlock(prefix: string, token: string): Promise<void>;
   /**
-   * Reads the stream and the named groups (`'all'` = every group of the stream).
-   * Returns null when the stream document does not exist. Throws
-   * CoordinatorError(METADATA_CORRUPT) when a stored document exists but cannot be read or
-   * misses required fields; never repairs it.
+   * Takes the stream's mutex (or, with `group`, the group's assignment lock) with `token` for
+   * `ttlMs`, or renews it when it already holds `token`. False when someone else holds it.
+   */
+  tryLock(prefix: string, token: string, ttlMs: number, group?: string): Promise<boolean>;
+  /** Releases the mutex (or the group's assignment lock) if it still holds `token`. */
+  unlock(prefix: string, token: string, group?: string): Promise<void>;
+  /**
+   * Reads the stream and the named groups whole (`'all'` = every group of the stream). Null
+   * when the stream does not exist. Throws CoordinatorError(METADATA_CORRUPT) when stored
+   * metadata exists but cannot be read, and METADATA_LAYOUT_OUTDATED for a layout-1 stream.
    */
   load(prefix: string, groups: string[] | 'all'): Promise<StreamSnapshot | null>;
-  /** Compare-and-set write (see CommitRequest). */
-  commit(req: CommitRequest): Promise<CommitResult>;
+  /** A heartbeat's read (or its fast-path answer). Throws METADATA_CORRUPT like `load`. */
+  readMember(req: MemberReadRequest): Promise<MemberRead>;
   /**
-   * One-round-trip steady heartbeat: if the member's fingerprint matches `key`, the group is
-   * unchanged since it was written, the group's fast-path window is open at `now` and no live
-   * member's lease has passed, renews the lease and progress and returns the stored response
-   * text. Otherwise returns null and writes nothing.
+   * An assignment round's read, taking (or renewing) the group's assignment lock with `token`
+   * for `lockMs` in the same round trip. `'busy'` when someone else holds the lock; null when
+   * the stream or group is gone (or still in layout 1).
    */
-  fastHeartbeat(req: FastHeartbeatRequest): Promise<string | null>;
+  readAssignment(
+    prefix: string,
+    group: string,
+    now: number,
+    token: string,
+    lockMs: number,
+  ): Promise<AssignmentRead | 'busy' | null>;
+  /** Records of `memberIds`; null when the stream or group is gone (or still in layout 1). */
+  readMembers(prefix: string, group: string, memberIds: readonly string[]): Promise<MembersRead | null>;
+  /** Members due for maintenance in one group (at most `max` per kind); null when it is gone. */
+  readDue(prefix: string, group: string, now: number, max: number): Promise<DueRead | null>;
+  /** What is due in each group of the stream; null when the stream does not exist. */
+  probeStream(prefix: string, now: number): Promise<StreamProbe | null>;
+  /** One atomic, checked commit (see StreamPlan). */
+  commit(plan: StreamPlan): Promise<CommitOutcome>;
   /** Every stream prefix known to this namespace. */
   listStreams(): Promise<string[]>;
   /** Adds a prefix to the listing (idempotent; called before a stream's first commit). */

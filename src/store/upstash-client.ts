@@ -26,6 +26,7 @@ export type UpstashCommands = Pick<
   | 'sadd'
   | 'srem'
   | 'exists'
+  | 'del'
   | 'ping'
   | 'xrange'
   | 'xrevrange'

@@ -1,5 +1,5 @@
 import type { CoordinatorError } from '../core/errors.js';
-import { streamKeys, streamsIndexKey, sweepCursorKey } from './keys.js';
+import { streamsIndexKey, sweepCursorKey } from './keys.js';
 import { ScriptStore } from './script-store.js';
 import type { ScriptCall } from './scripts/commit-args.js';
 import type { LuaScript } from './scripts/lua-script.js';
@@ -54,12 +54,8 @@ export class UpstashStore extends ScriptStore implements Store, Required<ShardOp
     }
   }
 
-  async tryLock(prefix: string, token: string, ttlMs: number): Promise<boolean> {
-    const key = streamKeys(this.ns, prefix).lock;
-    const px = Math.max(1, Math.floor(ttlMs));
-    // NX answers nil when the lock is taken, a status reply when it was set.
-    const r = await this.call(() => this.client.set(key, token, { nx: true, px }));
-    return r !== null && r !== undefined;
+  protected async deleteKeys(keys: string[]): Promise<void> {
+    await this.call(() => this.client.del(...keys));
   }
 
   async listStreams(): Promise<string[]> {

@@ -3,7 +3,7 @@
  * the group and is never overwritten; deleted metadata answers the protocol's not-found.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { groupKeys, streamKeys } from '../../src/store/keys.js';
+import { groupKeyList, groupKeys, streamKeys } from '../../src/store/keys.js';
 import { backends, uniquePrefix } from '../support/redis.js';
 import { heartbeat, makeStack, type Stack } from '../support/stack.js';
 
@@ -43,18 +43,18 @@ describe.each(backends)('stored metadata failures ($name)', (backend) => {
   ];
 
   it.each([
-    ['group document is not JSON', 'group', '{"groupEpoch": 3,'],
-    ['group document misses fields', 'group', '{"streamPrefix":"x"}'],
-    ['stream document is not JSON', 'stream', 'garbage'],
-    ['stream document has a wrong type', 'stream', '{"streamPrefix":"x","shardCount":"many"}'],
-  ])('%s → 500 METADATA_CORRUPT everywhere, value untouched', async (_n, which, value) => {
+    ['group header has an unreadable group epoch', 'group', 'ge', '{"groupEpoch": 3,'],
+    ['group header has an unreadable metadata version', 'group', 'mv', 'x'],
+    ['stream document is not JSON', 'stream', 'doc', 'garbage'],
+    ['stream document has a wrong type', 'stream', 'doc', '{"streamPrefix":"x","shardCount":"many"}'],
+  ])('%s → 500 METADATA_CORRUPT everywhere, value untouched', async (_n, which, field, value) => {
     stack = makeStack(backend);
     const { p, epoch } = await steadyGroup();
     const key =
       which === 'group'
-        ? groupKeys(stack.config.keyPrefix, p, p).group
+        ? groupKeys(stack.config.keyPrefix, p, p).header
         : streamKeys(stack.config.keyPrefix, p).stream;
-    await stack.redis.hset(key, 'doc', value);
+    await stack.redis.hset(key, field!, value!);
     const stored = await stack.redis.hgetall(key);
 
     for (const [method, path] of endpoints(p)) {
@@ -86,13 +86,13 @@ describe.each(backends)('stored metadata failures ($name)', (backend) => {
   });
 
   it.each([
-    ['the group document', 'group'],
+    ['the group header', 'group'],
     ['the stream document', 'stream'],
   ])('deleting %s → 500 METADATA_CORRUPT everywhere, nothing recreated', async (_n, which) => {
     stack = makeStack(backend);
     const { p, epoch } = await steadyGroup();
     const g = groupKeys(stack.config.keyPrefix, p, p);
-    const key = which === 'group' ? g.group : streamKeys(stack.config.keyPrefix, p).stream;
+    const key = which === 'group' ? g.header : streamKeys(stack.config.keyPrefix, p).stream;
     await stack.redis.del(key);
     for (const [method, path] of endpoints(p)) {
       const res = await stack.call(method!, path!);
@@ -111,7 +111,7 @@ describe.each(backends)('stored metadata failures ($name)', (backend) => {
     stack = makeStack(backend);
     const { p, epoch } = await steadyGroup();
     const g = groupKeys(stack.config.keyPrefix, p, p);
-    await stack.redis.del(g.group);
+    await stack.redis.del(...groupKeyList(g));
     await stack.redis.del(streamKeys(stack.config.keyPrefix, p).stream);
     expect((await stack.call('GET', `/coord/v1/streams/${p}/groups/${p}`)).status).toBe(404);
     const hb = await heartbeat(stack, p, p, 'A', { epoch, mv: 2, owned: [0, 1] });

@@ -4,6 +4,7 @@
  * acknowledged part of shard 0, so lengths, lag and pending are exact numbers.
  */
 import { expect } from 'vitest';
+import { streamHeadOf } from '../../src/store/stream-head.js';
 import { type Backend, uniquePrefix } from '../support/redis.js';
 import { heartbeat, makeStack, type Stack, type TestResponse } from '../support/stack.js';
 
@@ -73,10 +74,12 @@ export async function markRemoved(stack: Stack, p: string, shard: number): Promi
     ...stream.removedShards,
     { shard, state: 'DRAINING' as const, reason: 'draining', updatedAt: stack.clock.now() },
   ];
+  const doc = { ...stream, removedShards };
   const r = await stack.store.commit({
     prefix: p,
-    expectedRevision: snap!.revision,
-    stream: { ...stream, removedShards },
+    expect: { rev: snap!.revision },
+    stream: { doc, head: streamHeadOf(doc, stack.config.heartbeatIntervalMs) },
+    groups: [],
   });
   expect(r.ok).toBe(true);
 }

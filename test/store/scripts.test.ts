@@ -7,11 +7,21 @@ import { backends, uniquePrefix } from '../support/redis.js';
 
 // Changing a script changes its SHA: update the pin here and in the script module together.
 const PINNED: Record<string, string> = {
+  'acquire-lock': 'c24f1396eb0c4975f3ed488c01990ca2dd96dfa5',
   'release-lock': 'c89cee65b7ab260d98c281f3c3eb6fa7c992cdd2',
-  commit: '18f103742c274228d795ee6a3caffa9e63a6c45f',
-  load: 'be0831d10d79429598d38b898c95f0bda68d8bb8',
-  'fast-heartbeat': '9a4a31d5b7deb0bc7ba29c1ab41155ef36ea5c9c',
+  commit: '80e43dc7b7ff06e1c0af4978e4031da1dedf5fed',
+  load: 'be71c5184ca9c8e3e546dd15eaeb44313b7adfa0',
+  'member-read': '2daac4d17de1237bf268442c04c5ab125ba97688',
+  'assignment-read': 'fe11c8b4f496f91b1999dc1f86f530d2626f0b0d',
+  'members-read': '278c16ae386b64b0b726deefe6fb45f922395888',
+  'due-read': 'f0504fb1f23e62f0eb775753fdad21d581a97093',
+  'stream-probe': '30752a58d9995f8b06bc8fb229bc76ef2d50b48d',
   provision: '855ece8fe536d75a5ab2074432212dd185224cba',
+  'read-shards': '4ac4e4ba5c6e304370d9e22e870d40370096854a',
+  'load-layout1': 'be0831d10d79429598d38b898c95f0bda68d8bb8',
+  'shard-evidence': 'a1f98b9719c68ccbdf348a692ef8a5fcf942f538',
+  'retire-shard': 'f65a35c23a35478fa6f7515cdcf12e7c880ca82e',
+  'provision-existing': 'c0b8976c972c6bf74c5263496c39487442caeb7b',
 };
 
 const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');

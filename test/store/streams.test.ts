@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isCoordinatorError } from '../../src/core/errors.js';
 import { createIoredisClient, IoredisStore } from '../../src/store/ioredis-store.js';
 import { shardKey } from '../../src/store/keys.js';
+import { streamHeadOf } from '../../src/store/stream-head.js';
 import { backends, uniquePrefix } from '../support/redis.js';
 import { freePort } from '../support/redis-server.js';
 import { streamDoc } from '../support/store-fixtures.js';
@@ -85,7 +86,14 @@ describe.each(backends)('store > streams, provisioning and health ($name)', ({ m
 
   it('keeps the listing separate from stream documents', async () => {
     const p = uniquePrefix('listing');
-    await store.commit({ prefix: p, expectedRevision: 0, stream: streamDoc(p) });
+    const doc = streamDoc(p);
+    const r = await store.commit({
+      prefix: p,
+      expect: 'absent',
+      stream: { doc, head: streamHeadOf(doc, 3000) },
+      groups: [],
+    });
+    expect(r.ok).toBe(true);
     expect(await store.listStreams()).not.toContain(p);
   });
 
@@ -103,7 +111,19 @@ describe('store > Redis down', () => {
     expect(await store.ping()).toBe(false);
     for (const op of [
       () => store.load('p', 'all'),
-      () => store.commit({ prefix: 'p', expectedRevision: 0, stream: streamDoc('p') }),
+      () =>
+        store.readMember({
+          prefix: 'p',
+          group: 'g',
+          memberId: 'm',
+          now: 0,
+          fastKey: null,
+          leaseExpiresAt: 0,
+          progressJson: '[]',
+          shards: [],
+          maxDue: 1,
+        }),
+      () => store.commit({ prefix: 'p', expect: 'absent', groups: [] }),
     ]) {
       const err = await op().catch((e: unknown) => e);
       expect(isCoordinatorError(err) && err.code).toBe('REDIS_UNAVAILABLE');

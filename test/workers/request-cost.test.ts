@@ -1,6 +1,7 @@
 /**
  * What the Worker costs in Upstash requests (each one is a Workers subrequest), counted at the
- * REST bridge: one steady-state heartbeat is a single EVALSHA (SPEC §6, §12).
+ * REST bridge: one steady-state heartbeat is a single EVALSHA, any other heartbeat two, a join
+ * six (SPEC §6, §12, issue 10).
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { uniquePrefix } from '../support/redis.js';
@@ -48,15 +49,17 @@ describe('worker > Upstash requests per operation', () => {
     expect(bridge.requests).toHaveLength(1);
     expect(bridge.requests[0]?.commands[0]?.[0]?.toUpperCase()).toBe('EVALSHA');
 
-    // A join (full path) takes the mutex: lock, load, commit, unlock, plus the failed fast path
-    // only for positive epochs — a join skips it.
+    // A join takes no stream mutex: its read and commit, the assignment round (a read that
+    // takes the group's assignment lock, a commit that releases it), and the joiner's grant
+    // (read and commit). A join skips the fast path.
     bridge.reset();
-    await post(hb.replace('/m1/', '/m2/'), heartbeatBody('m2', p, { epoch: 0, mv: 0 }));
-    expect(bridge.requests.map((r) => r.commands[0]?.[0]?.toUpperCase())).toEqual([
-      'SET',
-      'EVALSHA',
-      'EVALSHA',
-      'EVALSHA',
-    ]);
+    const m2 = await post(hb.replace('/m1/', '/m2/'), heartbeatBody('m2', p, { epoch: 0, mv: 0 }));
+    expect(bridge.requests.map((r) => r.commands[0]?.[0]?.toUpperCase())).toEqual(Array(6).fill('EVALSHA'));
+
+    // Any other full-path heartbeat is a read and a commit (the fast path's miss is the read).
+    bridge.reset();
+    await post(hb, heartbeatBody('m1', p, { ...args, owned: [0, 1] }));
+    expect(bridge.requests).toHaveLength(2);
+    expect(m2.status).toBe('OK');
   });
 });

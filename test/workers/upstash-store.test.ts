@@ -6,12 +6,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { memberOps } from '../../src/core/commit-plan.js';
 import { isCoordinatorError } from '../../src/core/errors.js';
+import type { HeartbeatOutput } from '../../src/core/heartbeat-types.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';
+import { streamHeadOf } from '../../src/store/stream-head.js';
 import { createUpstashClient } from '../../src/store/upstash-client.js';
 import { UpstashStore } from '../../src/store/upstash-store.js';
 import { standaloneClient, uniquePrefix } from '../support/redis.js';
-import { groupDoc, member, streamDoc, T0 } from '../support/store-fixtures.js';
+import { member, streamDoc, T0 } from '../support/store-fixtures.js';
 import { startUpstashBridge, type UpstashBridge } from '../support/upstash-bridge.js';
 
 describe('store > Upstash store over the REST bridge', () => {
@@ -35,83 +38,96 @@ describe('store > Upstash store over the REST bridge', () => {
     await redis.quit();
   });
 
-  it('takes, refuses and releases the per-stream mutex', async () => {
-    const p = uniquePrefix('lock');
-    expect(await store.tryLock(p, 'a', 5000)).toBe(true);
-    expect(await store.tryLock(p, 'b', 5000)).toBe(false);
-    // The Node store sees the same mutex.
-    expect(await node.tryLock(p, 'c', 5000)).toBe(false);
-    await store.unlock(p, 'b');
-    expect(await store.tryLock(p, 'b', 5000)).toBe(false);
-    await store.unlock(p, 'a');
-    expect(await store.tryLock(p, 'b', 5000)).toBe(true);
-    expect(await redis.pttl(`${ns}:{${p}}:lock`)).toBeGreaterThan(0);
-  });
-
-  it('commits what the ioredis store loads, and loads what it commits (one layout)', async () => {
+  it('reads what the ioredis store wrote and the other way round (one layout)', async () => {
     const p = uniquePrefix('orders/ü');
-    const odd = 'grüße';
-    const names = ['billing', odd, 'x:{y}'];
-    const groups = Object.fromEntries(
-      names.map((n) => [n, groupDoc(p, n, [member('m1', { memberName: '✓' })])]),
-    );
-    const until = Object.fromEntries(names.map((n) => [n, T0 + 10_000]));
-    const r = await store.commit({
+    const names = ['billing', 'grüße', 'x:{y}'];
+    const doc = streamDoc(p, names);
+    const created = await store.commit({
       prefix: p,
-      expectedRevision: 0,
-      stream: streamDoc(p, names),
-      groups,
-      fastPathUntil: until,
-      leases: {
-        billing: [{ memberId: 'm1', live: true, leaseExpiresAt: T0 + 20_000, lastHeartbeatAt: T0 + 5 }],
-      },
+      expect: 'absent',
+      stream: { doc, head: streamHeadOf(doc, 3000) },
+      groups: names.map((name) => ({
+        name,
+        create: { groupEpoch: 1, assignmentEpoch: 1, metadataVersion: 1, at: T0 },
+        ops: memberOps('m1', null, member('m1', { memberName: '✓' }), {
+          owners: new Map(),
+          staleMemberRetentionMs: 600_000,
+        }),
+      })),
     });
-    expect(r).toEqual({ ok: true, revision: 1 });
+    expect(created).toMatchObject({ ok: true, streamRev: 1 });
     const viaNode = await node.load(p, 'all');
-    const viaUpstash = await store.load(p, 'all');
-    expect(viaUpstash).toEqual(viaNode);
-    expect(viaUpstash?.groups.billing?.members.m1?.memberLeaseExpiresAt).toBe(T0 + 20_000);
-    expect(viaUpstash?.groups[odd]?.members.m1?.memberName).toBe('✓');
-
-    // A stale revision conflicts; the current one applies, and the Node store sees it.
-    const doc = groupDoc(p, 'billing', ['m1', 'm2']);
-    const write = { prefix: p, groups: { billing: doc }, fastPathUntil: { billing: T0 } };
-    expect(await store.commit({ ...write, expectedRevision: 7 })).toEqual({ ok: false, reason: 'conflict' });
-    expect(await store.commit({ ...write, expectedRevision: 1 })).toEqual({ ok: true, revision: 2 });
-    expect(Object.keys((await node.load(p, ['billing']))?.groups.billing?.members ?? {})).toEqual([
+    expect(await store.load(p, 'all')).toEqual(viaNode);
+    expect(viaNode?.groups['grüße']?.members.m1?.memberName).toBe('✓');
+    const ops = memberOps('m2', null, member('m2'), { owners: new Map(), staleMemberRetentionMs: 600_000 });
+    expect(
+      (await node.commit({ prefix: p, expect: { rev: 1 }, groups: [{ name: 'billing', ops }] })).ok,
+    ).toBe(true);
+    expect(Object.keys((await store.load(p, ['billing']))?.groups.billing?.members ?? {}).sort()).toEqual([
       'm1',
       'm2',
     ]);
-    expect(await store.load(uniquePrefix('none'), 'all')).toBeNull();
   });
 
-  it('answers a steady heartbeat in one request and misses without writing', async () => {
+  it('answers a steady heartbeat in one request', async () => {
     const p = uniquePrefix('fast');
+    const doc = streamDoc(p, ['g']);
+    const answer: HeartbeatOutput = {
+      status: 'OK',
+      memberId: 'm0',
+      memberEpoch: 1,
+      groupEpoch: 1,
+      assignmentEpoch: 1,
+      metadataVersion: 1,
+      assignedShards: [],
+      pendingShards: [],
+      assignmentMetadataVersion: 1,
+    };
     await node.commit({
       prefix: p,
-      expectedRevision: 0,
-      stream: streamDoc(p, ['g']),
-      groups: { g: groupDoc(p, 'g', ['m0']) },
-      fastPathUntil: { g: T0 + 10_000 },
-      leases: { g: [{ memberId: 'm0', live: true, leaseExpiresAt: T0 + 15_000, lastHeartbeatAt: T0 }] },
-      fastPath: { group: 'g', memberId: 'm0', key: 'k1', response: '{"status":"OK","x":"ü"}' },
+      expect: 'absent',
+      stream: { doc, head: streamHeadOf(doc, 3000) },
+      groups: [
+        {
+          name: 'g',
+          create: { groupEpoch: 1, assignmentEpoch: 1, metadataVersion: 1, at: T0 },
+          ops: [
+            ...memberOps('m0', null, member('m0'), { owners: new Map(), staleMemberRetentionMs: 600_000 }),
+            {
+              k: 'fingerprint',
+              member: 'm0',
+              fingerprint: {
+                groupEpoch: 1,
+                assignmentEpoch: 1,
+                metadataVersion: 1,
+                streamRev: 1,
+                memberRev: 1,
+                target: [],
+                key: 'k1',
+                response: answer,
+              },
+            },
+          ],
+        },
+      ],
     });
     const req = {
       prefix: p,
       group: 'g',
       memberId: 'm0',
-      key: 'k1',
       now: T0 + 1000,
+      fastKey: 'k1',
       leaseExpiresAt: T0 + 16_000,
       progressJson: '[]',
+      shards: [],
+      maxDue: 8,
     };
     // Warm the script cache (a fresh Redis answers NOSCRIPT once), then count one steady call.
-    expect(await store.fastHeartbeat(req)).toBe('{"status":"OK","x":"ü"}');
+    expect(await store.readMember(req)).toEqual({ kind: 'fast', response: answer });
     bridge.reset();
-    expect(await store.fastHeartbeat({ ...req, now: T0 + 1500 })).toBe('{"status":"OK","x":"ü"}');
+    expect(await store.readMember({ ...req, now: T0 + 1500 })).toEqual({ kind: 'fast', response: answer });
     expect(bridge.requests.map((r) => r.commands[0]?.[0]?.toLowerCase())).toEqual(['evalsha']);
     expect(Number(await redis.zscore(`${ns}:{${p}}:leases:g`, 'm0'))).toBe(T0 + 16_000);
-    expect(await store.fastHeartbeat({ ...req, key: 'other' })).toBeNull();
   });
 
   it('falls back to EVAL when Redis does not know a script (SCRIPT FLUSH)', async () => {

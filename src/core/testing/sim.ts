@@ -4,13 +4,21 @@
  * Every step is checked against the invariants of SPEC §5; a broken one throws.
  */
 import { deepEqual } from '../equal.js';
-import { fastPathUntil, heartbeatKey, steadyFingerprint } from '../fast-path.js';
+import { heartbeatKey, sameExceptLiveness, steadyFingerprint } from '../fast-path.js';
 import { blocksOthers, holdings, newGroupDoc } from '../group.js';
 import { invariantViolations } from '../group-view.js';
 import { processHeartbeat } from '../heartbeat.js';
 import type { HeartbeatInput, HeartbeatOutput } from '../heartbeat-types.js';
 import { durablyEqual, housekeepGroup, reconcileGroup } from '../housekeeping.js';
-import { assignableShards, type GroupDoc, isLive, type ProtocolConfig, type StreamDoc } from '../model.js';
+import { isDue } from '../maintenance.js';
+import {
+  assignableShards,
+  type GroupDoc,
+  isLive,
+  type MemberRecord,
+  type ProtocolConfig,
+  type StreamDoc,
+} from '../model.js';
 import { CONFIG, streamDoc, T0 } from './fixtures.js';
 import { adopt, type Client, leaveRequest, newClient, requestOf } from './sim-client.js';
 
@@ -26,17 +34,24 @@ export type SimAction =
   | { kind: 'sweep' }
   | { kind: 'reshard'; shardCount: number };
 
+/** A recorded fast-path answer and what it was recorded against. */
+interface Fingerprinted {
+  key: string;
+  response: HeartbeatOutput;
+  epochs: number[];
+  stream: string;
+  record: MemberRecord;
+  target: number[];
+}
+
 /** The simulated world. */
 export class World {
   stream: StreamDoc;
   group: GroupDoc;
   now = T0;
   readonly clients: Client[];
-  /** Fast-path fingerprints per member, with the group write they were made against. */
-  private fingerprints = new Map<string, { key: string; response: HeartbeatOutput; rev: number }>();
-  /** Counts durable group writes (what the store's "group unchanged" check compares). */
-  private rev = 0;
-  private until: number;
+  /** Fast-path fingerprints per member, with what they were recorded against (the store's checks). */
+  private fingerprints = new Map<string, Fingerprinted>();
   /** How often the modelled fast path would have answered (for test diagnostics). */
   fastPathHits = 0;
 
@@ -47,7 +62,6 @@ export class World {
   ) {
     this.stream = streamDoc(shardCount);
     this.group = newGroupDoc(this.stream.streamPrefix, this.stream.streamPrefix, T0);
-    this.until = fastPathUntil(this.stream, this.group, config);
     this.clients = Array.from({ length: clientCount }, (_, i) => newClient(`m${i}`));
   }
 
@@ -168,12 +182,7 @@ export class World {
     const after = out.group!;
     const fp = this.fingerprints.get(req.memberId);
     const fastPathWould =
-      fp !== undefined &&
-      req.memberEpoch > 0 &&
-      fp.rev === this.rev &&
-      fp.key === heartbeatKey(req) &&
-      this.now <= this.until &&
-      Object.values(before.members).every((m) => !isLive(m.state) || this.now <= m.memberLeaseExpiresAt);
+      fp !== undefined && req.memberEpoch > 0 && fp.key === heartbeatKey(req) && this.valid(fp);
     if (fastPathWould) {
       this.fastPathHits++;
       if (!durablyEqual(before, after) || !deepEqual(out.response, fp.response)) {
@@ -190,7 +199,7 @@ export class World {
         config: this.config,
         now: this.now,
       });
-      if (next) this.fingerprints.set(req.memberId, { ...next, rev: this.rev });
+      if (next) this.fingerprints.set(req.memberId, { ...next, ...this.dependencies(req.memberId) });
     }
     this.checkGrants(before, after, req.memberId, out.response);
     return out.response;
@@ -217,17 +226,39 @@ export class World {
       groupEpoch: this.group.groupEpoch + 1,
       metadataVersion: this.group.metadataVersion + 1,
     };
-    this.write(reconcileGroup(this.stream, bumped, this.config, this.now), true);
+    this.write(reconcileGroup(this.stream, bumped, this.config, this.now));
   }
 
-  /** Keeps `g`; a durable change invalidates every fingerprint (the store rewrote the group). */
-  private write(g: GroupDoc, force = false): void {
-    if (force || !durablyEqual(this.group, g)) {
-      this.rev++;
-      this.fingerprints.clear();
-      this.until = fastPathUntil(this.stream, g, this.config);
-    }
+  /** Keeps `g` (a fingerprint stays valid as long as what it depends on is unchanged). */
+  private write(g: GroupDoc): void {
     this.group = g;
+  }
+
+  /** What a fingerprint of `memberId` depends on in the store: header, stream, own record, own target. */
+  private dependencies(memberId: string): Omit<Fingerprinted, 'key' | 'response'> {
+    const g = this.group;
+    return {
+      epochs: [g.groupEpoch, g.assignmentEpoch, g.metadataVersion],
+      stream: JSON.stringify(this.stream),
+      record: g.members[memberId]!,
+      target: g.targetAssignments[memberId] ?? [],
+    };
+  }
+
+  /** The store's fast-path conditions for `fp` now. */
+  private valid(fp: Fingerprinted): boolean {
+    const g = this.group;
+    const m = g.members[fp.record.memberId];
+    return (
+      m !== undefined &&
+      isLive(m.state) &&
+      g.metadataCorrection === null &&
+      deepEqual(fp.epochs, [g.groupEpoch, g.assignmentEpoch, g.metadataVersion]) &&
+      fp.stream === JSON.stringify(this.stream) &&
+      sameExceptLiveness(fp.record, m) &&
+      deepEqual(fp.target, g.targetAssignments[m.memberId] ?? []) &&
+      !Object.values(g.members).some((x) => isDue(x, this.now, this.config, true))
+    );
   }
 
   /** Revoke-before-assign: nothing in `res.assignedShards` is held by another blocking member. */
@@ -273,7 +304,7 @@ export class World {
     const running = this.clients.filter((c) => c.running);
     for (const c of running) {
       const fp = this.fingerprints.get(c.id);
-      if (!fp || fp.rev !== this.rev || fp.key !== heartbeatKey(requestOf(c, this.now))) {
+      if (!fp || !this.valid(fp) || fp.key !== heartbeatKey(requestOf(c, this.now))) {
         throw new Error(`no valid fast-path fingerprint for ${c.id} in the steady state`);
       }
     }

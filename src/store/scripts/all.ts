@@ -1,12 +1,32 @@
 /**
  * Every Lua script of the store, for preloading and for the SHA pin test.
  */
+import { LOAD_LAYOUT1 } from '../layout1.js';
+import { ACQUIRE_LOCK } from './acquire-lock.js';
 import { COMMIT } from './commit.js';
-import { FAST_HEARTBEAT } from './fast-heartbeat.js';
+import { ASSIGNMENT_READ, DUE_READ, MEMBERS_READ } from './group-reads.js';
 import { LOAD } from './load.js';
 import type { LuaScript } from './lua-script.js';
+import { MEMBER_READ } from './member-read.js';
 import { PROVISION } from './provision.js';
+import { READ_SHARDS } from './read-shards.js';
 import { RELEASE_LOCK } from './release-lock.js';
+import { SHARD_SCRIPTS } from './shard-args.js';
+import { STREAM_PROBE } from './stream-probe.js';
 
-/** All scripts the store runs. */
-export const ALL_SCRIPTS: readonly LuaScript[] = [RELEASE_LOCK, COMMIT, LOAD, FAST_HEARTBEAT, PROVISION];
+/** All scripts the store and the inspectors run. */
+export const ALL_SCRIPTS: readonly LuaScript[] = [
+  ACQUIRE_LOCK,
+  RELEASE_LOCK,
+  COMMIT,
+  LOAD,
+  MEMBER_READ,
+  ASSIGNMENT_READ,
+  MEMBERS_READ,
+  DUE_READ,
+  STREAM_PROBE,
+  PROVISION,
+  READ_SHARDS,
+  LOAD_LAYOUT1,
+  ...SHARD_SCRIPTS,
+];

@@ -1,10 +1,13 @@
 /**
- * Encodes a CommitRequest as the KEYS/ARGV of the commit script and decodes its reply. Shared by
+ * Encodes a StreamPlan as the KEYS/ARGV of the commit script and decodes its reply. Shared by
  * every Store implementation so they all speak the same script protocol.
  */
+import type { Fingerprint, PlanOp } from '../../core/commit-plan.js';
 import { CoordinatorError } from '../../core/errors.js';
 import { groupKeyList, groupKeys, streamKeys } from '../keys.js';
-import type { CommitRequest, CommitResult } from '../store.js';
+import { encodeMember, encodeOwner, encodeRound, encodeStreamHead } from '../records.js';
+import { encodeShards } from '../shard-ranges.js';
+import type { CommitOutcome, HeaderValues, StreamPlan } from '../store.js';
 
 /** Keys and arguments for one script call. */
 export interface ScriptCall {
@@ -22,80 +25,141 @@ export function ms(n: number): string {
   return String(Math.floor(n));
 }
 
-/** Every group the request touches, sorted so key order is deterministic. */
-function touchedGroups(req: CommitRequest): string[] {
-  const names = new Set<string>([
-    ...Object.keys(req.groups ?? {}),
-    ...Object.keys(req.expiries ?? {}),
-    ...Object.keys(req.leases ?? {}),
-    ...Object.keys(req.fastPathUntil ?? {}),
-  ]);
-  if (req.progress) names.add(req.progress.group);
-  if (req.fastPath) names.add(req.fastPath.group);
-  return [...names].sort();
+const utf8 = new TextEncoder();
+
+/** The stored fast-path entry: everything the answer depends on, then the answer. */
+export function fingerprintText(f: Fingerprint): string {
+  const head = [
+    String(f.groupEpoch),
+    String(f.assignmentEpoch),
+    String(f.metadataVersion),
+    String(f.streamRev),
+    String(f.memberRev),
+    encodeShards(f.target),
+    String(utf8.encode(f.key).length),
+    f.key,
+  ].join('|');
+  return `${head}|${JSON.stringify(f.response)}`;
 }
 
-/** Builds the commit script call for `req` in namespace `ns`. Throws on a malformed request. */
-export function encodeCommit(ns: string, req: CommitRequest): ScriptCall {
-  if (!Number.isSafeInteger(req.expectedRevision) || req.expectedRevision < 0) {
-    throw bug(`expectedRevision ${req.expectedRevision}`);
+/** The script arguments of one group operation (`g` = the group's index, 1-based). */
+function encodeOp(op: PlanOp, g: number): string[] {
+  const G = String(g);
+  switch (op.k) {
+    case 'group-exists':
+      return ['ge', G];
+    case 'record-rev':
+      return ['rr', G, op.member, op.rev === null ? '-' : String(op.rev)];
+    case 'target-is':
+      return ['ti', G, op.member, op.target === null ? '-' : encodeShards(op.target)];
+    case 'owner-is':
+      return ['oi', G, String(op.shard), op.owner === null ? '-' : encodeOwner(op.owner)];
+    case 'owner-mine':
+      return ['om', G, String(op.shard), op.member];
+    case 'lease-at-most':
+      return ['la', G, op.member, ms(op.lease)];
+    case 'round-is':
+      return ['ri', G, op.round === null ? '-' : encodeRound(op.round)];
+    case 'token-is':
+      return ['ki', G, op.token];
+    case 'record':
+      return ['ms', G, op.member, encodeMember(op.rev, op.record)];
+    case 'joined-record':
+      return ['mj', G, op.member, encodeMember(op.rev, op.record), String(op.floor)];
+    case 'delete-member':
+      return ['md', G, op.member];
+    case 'status':
+      return ['ss', G, op.member, op.status];
+    case 'target':
+      return ['ts', G, op.member, encodeShards(op.target)];
+    case 'delete-target':
+      return ['td', G, op.member];
+    case 'owner':
+      return ['os', G, String(op.shard), encodeOwner(op.owner)];
+    case 'release-owner':
+      return ['or', G, String(op.shard), op.member];
+    case 'lease':
+      return ['ls', G, op.member, ms(op.at)];
+    case 'drop-lease':
+      return ['lr', G, op.member];
+    case 'live':
+      return ['vs', G, op.member, ms(op.at), op.progress === null ? '' : JSON.stringify(op.progress)];
+    case 'deadline':
+      return [op.ifAbsent ? 'dn' : 'ds', G, op.member, ms(op.at)];
+    case 'drop-deadline':
+      return ['dr', G, op.member];
+    case 'timer':
+      return ['zs', G, op.member, ms(op.at)];
+    case 'drop-timer':
+      return ['zr', G, op.member];
+    case 'bump': {
+      const out: string[] = [];
+      if (op.group !== 0) out.push('hi', G, 'ge', String(op.group));
+      if (op.metadata !== 0) out.push('hi', G, 'mv', String(op.metadata));
+      return out;
+    }
+    case 'assignment-epoch':
+      return ['hs', G, 'ae', String(op.value)];
+    case 'round':
+      if (op.round === null) return ['hd', G, 'cr', 'ax', G];
+      return [...(op.freshAcks ? ['ax', G] : []), 'hs', G, 'cr', encodeRound(op.round)];
+    case 'ack':
+      return ['as', G, op.member];
+    case 'touch':
+      return ['hs', G, 'ua', ms(op.at)];
+    case 'fingerprint':
+      return ['fs', G, op.member, fingerprintText(op.fingerprint)];
+    case 'release-lock':
+      return ['kr', G, op.token, String(Math.max(0, Math.floor(op.ms)))];
   }
-  if (req.deleteStream && req.stream) throw bug('stream and deleteStream are exclusive');
-  if (req.expectedRevision === 0 && !req.stream) throw bug('creating a stream needs its document');
+}
 
-  const keys = [streamKeys(ns, req.prefix).stream];
-  const streamOp = req.stream ? 'set' : req.deleteStream ? 'del' : '-';
-  const args = [String(req.expectedRevision), streamOp, req.stream ? JSON.stringify(req.stream) : ''];
-  const names = touchedGroups(req);
-  args.push(String(names.length));
-
-  for (const g of names) {
-    keys.push(...groupKeyList(groupKeys(ns, req.prefix, g)));
-    const doc = req.groups?.[g];
-    const until = req.fastPathUntil?.[g];
-    if (doc && until === undefined) throw bug(`fastPathUntil missing for group "${g}"`);
-    args.push(doc === undefined ? '-' : doc === null ? 'del' : 'set', doc ? JSON.stringify(doc) : '');
-    args.push(until === undefined ? '' : ms(until));
-
-    const members = doc ? Object.keys(doc.members) : [];
-    args.push(String(members.length), ...members);
-
-    const expiries = req.expiries?.[g] ?? [];
-    args.push(String(expiries.length));
-    for (const e of expiries) args.push(e.memberId, ms(e.observedLeaseExpiresAt));
-
-    const leases = req.leases?.[g] ?? [];
-    args.push(String(leases.length));
-    for (const l of leases) args.push(l.memberId, l.live ? '1' : '0', ms(l.leaseExpiresAt));
-
-    // Live-hash writes: each lease write's heartbeat time, combined with the requester's progress.
-    const live = new Map<string, { at: number; progress?: string }>();
-    for (const l of leases) {
-      const prev = live.get(l.memberId);
-      live.set(l.memberId, { at: Math.max(prev?.at ?? l.lastHeartbeatAt, l.lastHeartbeatAt) });
+/** Builds the commit script call for `plan` in namespace `ns`. */
+export function encodeCommit(ns: string, plan: StreamPlan): ScriptCall {
+  const keys = [streamKeys(ns, plan.prefix).stream];
+  const args = [String(plan.groups.length)];
+  if (plan.expect === 'absent') args.push('sx', '0');
+  else if (plan.expect !== undefined)
+    args.push(plan.expect.layout === 1 ? 's1' : 'sr', '0', String(plan.expect.rev));
+  plan.groups.forEach((g, i) => {
+    const G = String(i + 1);
+    keys.push(...groupKeyList(groupKeys(ns, plan.prefix, g.name)));
+    if (g.create) args.push('gn', G);
+    for (const op of g.ops) args.push(...encodeOp(op, i + 1));
+    if (g.create) {
+      const c = g.create;
+      args.push(
+        'gc',
+        G,
+        String(c.groupEpoch),
+        String(c.assignmentEpoch),
+        String(c.metadataVersion),
+        ms(c.at),
+      );
     }
-    const p = req.progress?.group === g ? req.progress : undefined;
-    if (p) {
-      const prev = live.get(p.memberId);
-      live.set(p.memberId, { at: Math.max(prev?.at ?? p.at, p.at), progress: p.json });
-    }
-    args.push(String(live.size));
-    for (const [member, w] of live) {
-      args.push(member, ms(w.at), w.progress === undefined ? '0' : '1', w.progress ?? '');
-    }
-
-    const f = req.fastPath?.group === g ? req.fastPath : undefined;
-    if (f) args.push('1', f.memberId, f.key, f.response);
-    else args.push('0');
-  }
+    if (g.delete) args.push('gX', G);
+  });
+  if (plan.stream === null) args.push('sX', '0');
+  else if (plan.stream)
+    args.push('sd', '0', JSON.stringify(plan.stream.doc), encodeStreamHead(plan.stream.head));
+  if (plan.passAt !== undefined) args.push('sp', '0', ms(plan.passAt));
   return { keys, args };
 }
 
 /** Decodes the commit script's reply. */
-export function decodeCommitReply(reply: unknown): CommitResult {
-  const [code, rev] = Array.isArray(reply) ? reply : [];
-  if (Number(code) === 1) return { ok: true, revision: Number(rev) };
-  if (Number(code) === 0) return { ok: false, reason: 'conflict' };
-  if (Number(code) === -1) return { ok: false, reason: 'lease-renewed' };
-  throw new CoordinatorError('INTERNAL_ERROR', 'unexpected reply from the commit script');
+export function decodeCommitReply(reply: unknown, groups: number): CommitOutcome {
+  const a = Array.isArray(reply) ? reply : [];
+  if (Number(a[0]) === 0) return { ok: false, failedCheck: Number(a[1]) };
+  if (Number(a[0]) !== 1)
+    throw new CoordinatorError('INTERNAL_ERROR', 'unexpected reply from the commit script');
+  const headers: Array<HeaderValues | null> = [];
+  for (let i = 0; i < groups; i++) {
+    const [ge, ae, mv] = [a[2 + i * 3], a[3 + i * 3], a[4 + i * 3]];
+    headers.push(
+      ge === null || ge === undefined
+        ? null
+        : { groupEpoch: Number(ge), assignmentEpoch: Number(ae), metadataVersion: Number(mv) },
+    );
+  }
+  return { ok: true, streamRev: a[1] === null || a[1] === undefined ? null : Number(a[1]), headers };
 }

@@ -1,174 +1,223 @@
 /**
- * The commit script: compare-and-set of a stream's documents plus lease bookkeeping (SPEC §6).
+ * The commit script of layout 2 (issue 10): runs a list of checks — every one must hold, or
+ * nothing is written — then a list of writes. It decides nothing: the plan comes from
+ * `core/commit-plan.ts` through `commit-args.ts`, so heartbeats, maintenance, assignment rounds
+ * and stream-wide changes all commit through this one script.
  *
- * KEYS[1]            K:{P}:stream
- * KEYS[4i-2 .. 4i+1] group i: K:{P}:group:<G>, K:{P}:leases:<G>, K:{P}:live:<G>, K:{P}:fast:<G>
+ * KEYS[1]              K:{P}:stream
+ * KEYS[2+12(g-1) ..]   the 12 keys of group g (`GROUP_KEY_PARTS` order: header, members, status,
+ *                      targets, owners, leases, live, fast, deadlines, timers, acks, assignLock)
+ * ARGV[1]              number of groups; then operations: opcode, group index (0 = stream), args.
  *
- * ARGV (read in order):
- *   expectedRev ('0' = create: the stream hash must not exist)
- *   streamOp ('-' keep | 'set' | 'del'), streamDoc ('' unless set)
- *   nGroups, then per group i:
- *     op ('-' keep | 'set' | 'del'), doc ('' unless set), until ('' = unchanged)
- *     nMembers, memberId...            ids of the new doc; per-member entries of others are pruned
- *     nExpiries, (memberId, observedLease)...
- *     nLeases, (memberId, live '1'|'0', leaseExpiresAt)...       ZADD GT if live, else ZREM
- *     nLive, (memberId, at, hasProgress '1'|'0', progressJson)... live hash, newest `at` wins
- *     hasFast '1'|'0', then (memberId, key, response) if '1'
+ * Checks: sx stream absent · sr rev (and layout 2) · s1 rev of a layout-1 stream · ge/gn header exists/absent · rr member rev ·
+ * ti member target · oi shard entry · om shard member (absent or that member's) · la member lease
+ * (absent or ≤) · ri round · ki assignment-lock token. `-` stands for "absent".
+ * Writes: sd doc head (rev+1) · sX delete stream · sp pass time · gc ge ae mv at (create header) ·
+ * gX delete group · hi field n · hs field value · hd field · ms member value · mj member value
+ * floor (a joiner's record, its epoch set to max(floor, the group epoch after this commit)) · md member ·
+ * ss member status · ts/td member target · os shard entry · or shard member (delete if its) ·
+ * ls member lease (GT) · lr member · vs member at progress ('' keeps the stored progress) ·
+ * ds/dn member at (NX) · dr member · zs member at · zr member · as member · ax · fs member value ·
+ * kr token ms (the assignment lock, if still the token's: released for 0, else kept for ms).
  *
- * Returns {1, revision} on success, {0} on a revision conflict, {-1} when an expired member's
- * stored lease is later than the lease the expiry was decided on (nothing is written then).
- * The revision is bumped only when a document is written; lease-only commits keep it. Every
- * written document's byte length goes into the hash's `len` field, so the fast path can refuse
- * to answer from a document someone altered behind the coordinator's back (fail closed).
+ * Returns {1, streamRev, ge1, ae1, mv1, ge2, …} (each group's header after the writes), or
+ * {0, index} naming the first check that failed (nothing written).
  */
 import type { LuaScript } from './lua-script.js';
 
-const lua = `local c = 1
-local function take()
-  local v = ARGV[c]
-  c = c + 1
+const lua = `local arity = { sx = 0, sr = 1, s1 = 1, ge = 0, gn = 0, rr = 2, ti = 2, oi = 2, om = 2, la = 2, ri = 1, ki = 1,
+  sd = 2, sX = 0, sp = 1, gc = 4, gX = 0, hi = 2, hs = 2, hd = 1, ms = 2, mj = 3, md = 1, ss = 2, ts = 2, td = 1,
+  os = 2, ['or'] = 2, kr = 2, ls = 2, lr = 1, vs = 3, ds = 2, dn = 2, dr = 1, zs = 2, zr = 1, as = 1, ax = 0, fs = 2 }
+local check = { sx = true, sr = true, s1 = true, ge = true, gn = true, rr = true, ti = true, oi = true, om = true,
+  la = true, ri = true, ki = true }
+local groups = tonumber(ARGV[1])
+local ops = {}
+local i = 2
+while i <= #ARGV do
+  local n = arity[ARGV[i]]
+  if n == nil then
+    return redis.error_reply('ERR commit: unknown operation ' .. tostring(ARGV[i]))
+  end
+  local op = { c = ARGV[i], g = tonumber(ARGV[i + 1]) }
+  for j = 1, n do
+    op[j] = ARGV[i + 1 + j]
+  end
+  ops[#ops + 1] = op
+  i = i + 2 + n
+end
+local function K(g, slot)
+  return KEYS[1 + (g - 1) * 12 + slot]
+end
+local function absent(v)
+  if v == '-' then
+    return false
+  end
   return v
 end
-local function takeN()
-  return tonumber(take())
+local function same(a, b)
+  return (a or false) == (b or false)
 end
-
-local expected = take()
-local streamOp = take()
-local streamDoc = take()
-local groups = {}
-for i = 1, takeN() do
-  local g = { key = KEYS[i * 4 - 2], leases = KEYS[i * 4 - 1], live = KEYS[i * 4], fast = KEYS[i * 4 + 1] }
-  g.op = take()
-  g.doc = take()
-  g.untilv = take()
-  g.members = {}
-  for _ = 1, takeN() do
-    g.members[take()] = true
-  end
-  g.expiries = {}
-  for _ = 1, takeN() do
-    local m = take()
-    g.expiries[#g.expiries + 1] = { m, tonumber(take()) }
-  end
-  g.leaseOps = {}
-  for _ = 1, takeN() do
-    local m = take()
-    local live = take()
-    g.leaseOps[#g.leaseOps + 1] = { m, live, take() }
-  end
-  g.liveOps = {}
-  for _ = 1, takeN() do
-    local m = take()
-    local at = take()
-    local has = take()
-    g.liveOps[#g.liveOps + 1] = { m, at, has, take() }
-  end
-  if take() == '1' then
-    g.fastMember = take()
-    g.fastKey = take()
-    g.fastResponse = take()
-  end
-  groups[i] = g
-end
-
-if expected == '0' then
-  if redis.call('EXISTS', KEYS[1]) == 1 then
-    return { 0 }
-  end
-elseif redis.call('HGET', KEYS[1], 'rev') ~= expected then
-  return { 0 }
-end
-
-for _, g in ipairs(groups) do
-  for _, e in ipairs(g.expiries) do
-    local s = redis.call('ZSCORE', g.leases, e[1])
-    if s and tonumber(s) > e[2] then
-      return { -1 }
-    end
-  end
-end
-
-local wrote = streamOp ~= '-'
-for _, g in ipairs(groups) do
-  if g.op ~= '-' then
-    wrote = true
-  end
-end
-local rev = tonumber(expected)
-if wrote then
-  rev = rev + 1
-end
-local revs = string.format('%d', rev)
-
-if streamOp == 'set' then
-  redis.call('HSET', KEYS[1], 'rev', revs, 'doc', streamDoc, 'len', string.len(streamDoc))
-elseif streamOp == 'del' then
-  redis.call('DEL', KEYS[1])
-elseif wrote then
-  redis.call('HSET', KEYS[1], 'rev', revs)
-end
-
-local function atOf(v)
+local function recRev(v)
   if not v then
-    return nil
+    return false
   end
-  return tonumber(string.match(v, '^{"at":(%-?%d+)'))
+  return string.match(v, '^(%d+)|')
+end
+local function ownerOf(v)
+  if not v then
+    return false
+  end
+  return string.match(v, '^(.*)|[cgr]$')
 end
 
-local function prune(key, present, cmd, keep)
-  for _, m in ipairs(present) do
-    if not keep[m] then
-      redis.call(cmd, key, m)
+for idx, op in ipairs(ops) do
+  local c = op.c
+  if check[c] then
+    local ok
+    if c == 'sx' then
+      ok = redis.call('EXISTS', KEYS[1]) == 0
+    elseif c == 'sr' then
+      local s = redis.call('HMGET', KEYS[1], 'rev', 'layout')
+      ok = s[1] == op[1] and s[2] == '2'
+    elseif c == 's1' then
+      local s = redis.call('HMGET', KEYS[1], 'rev', 'layout')
+      ok = s[1] == op[1] and not s[2]
+    elseif c == 'ge' then
+      ok = redis.call('EXISTS', K(op.g, 1)) == 1
+    elseif c == 'gn' then
+      ok = redis.call('EXISTS', K(op.g, 1)) == 0
+    elseif c == 'rr' then
+      ok = same(recRev(redis.call('HGET', K(op.g, 2), op[1])), absent(op[2]))
+    elseif c == 'ti' then
+      ok = same(redis.call('HGET', K(op.g, 4), op[1]), absent(op[2]))
+    elseif c == 'oi' then
+      ok = same(redis.call('HGET', K(op.g, 5), op[1]), absent(op[2]))
+    elseif c == 'om' then
+      local o = ownerOf(redis.call('HGET', K(op.g, 5), op[1]))
+      ok = (not o) or o == op[2]
+    elseif c == 'la' then
+      local s = redis.call('ZSCORE', K(op.g, 6), op[1])
+      ok = (not s) or tonumber(s) <= tonumber(op[2])
+    elseif c == 'ri' then
+      ok = same(redis.call('HGET', K(op.g, 1), 'cr'), absent(op[1]))
+    elseif c == 'ki' then
+      ok = redis.call('GET', K(op.g, 12)) == op[1]
+    end
+    if not ok then
+      return { 0, idx }
     end
   end
 end
 
-for _, g in ipairs(groups) do
-  if g.op == 'del' then
-    redis.call('DEL', g.key, g.leases, g.live, g.fast)
-  else
-    if g.op == 'set' then
-      redis.call('HSET', g.key, 'rev', revs, 'doc', g.doc, 'len', string.len(g.doc))
+for _, op in ipairs(ops) do
+  local c = op.c
+  local g = op.g
+  if c == 'sd' then
+    local rev = redis.call('HGET', KEYS[1], 'rev')
+    local nextRev = rev and (tonumber(rev) + 1) or 1
+    redis.call('HSET', KEYS[1], 'rev', string.format('%d', nextRev), 'doc', op[1], 'len', string.len(op[1]),
+      'hb', op[2], 'layout', '2')
+  elseif c == 'sX' then
+    redis.call('DEL', KEYS[1])
+  elseif c == 'sp' then
+    redis.call('HSET', KEYS[1], 'pass', op[1])
+  elseif c == 'gc' then
+    redis.call('HSET', K(g, 1), 'ge', op[1], 'ae', op[2], 'mv', op[3], 'ca', op[4], 'ua', op[4])
+  elseif c == 'gX' then
+    for s = 1, 12 do
+      redis.call('DEL', K(g, s))
     end
-    if redis.call('HEXISTS', g.key, 'doc') == 1 then
-      if g.untilv ~= '' then
-        redis.call('HSET', g.key, 'until', g.untilv)
+  elseif c == 'hi' then
+    redis.call('HINCRBY', K(g, 1), op[1], op[2])
+  elseif c == 'hs' then
+    redis.call('HSET', K(g, 1), op[1], op[2])
+  elseif c == 'hd' then
+    redis.call('HDEL', K(g, 1), op[1])
+  elseif c == 'ms' then
+    redis.call('HSET', K(g, 2), op[1], op[2])
+  elseif c == 'md' then
+    for _, s in ipairs({ 2, 3, 4, 7, 8 }) do
+      redis.call('HDEL', K(g, s), op[1])
+    end
+    for _, s in ipairs({ 6, 9, 10 }) do
+      redis.call('ZREM', K(g, s), op[1])
+    end
+    redis.call('SREM', K(g, 11), op[1])
+  elseif c == 'ss' then
+    redis.call('HSET', K(g, 3), op[1], op[2])
+  elseif c == 'ts' then
+    redis.call('HSET', K(g, 4), op[1], op[2])
+  elseif c == 'td' then
+    redis.call('HDEL', K(g, 4), op[1])
+  elseif c == 'os' then
+    redis.call('HSET', K(g, 5), op[1], op[2])
+  elseif c == 'or' then
+    if ownerOf(redis.call('HGET', K(g, 5), op[1])) == op[2] then
+      redis.call('HDEL', K(g, 5), op[1])
+    end
+  elseif c == 'ls' then
+    redis.call('ZADD', K(g, 6), 'GT', op[2], op[1])
+  elseif c == 'lr' then
+    redis.call('ZREM', K(g, 6), op[1])
+  elseif c == 'vs' then
+    local old = redis.call('HGET', K(g, 7), op[1])
+    local head = old and string.match(old, '^{"at":%-?%d+')
+    local oldAt = head and tonumber(string.sub(head, 7))
+    local at = tonumber(op[2])
+    if op[3] ~= '' then
+      if not oldAt or at >= oldAt then
+        redis.call('HSET', K(g, 7), op[1], '{"at":' .. op[2] .. ',"progress":' .. op[3] .. '}')
       end
-      for _, l in ipairs(g.leaseOps) do
-        if l[2] == '1' then
-          redis.call('ZADD', g.leases, 'GT', l[3], l[1])
-        else
-          redis.call('ZREM', g.leases, l[1])
-        end
-      end
-      for _, w in ipairs(g.liveOps) do
-        local old = atOf(redis.call('HGET', g.live, w[1]))
-        local at = tonumber(w[2])
-        if w[3] == '1' then
-          if not old or at >= old then
-            redis.call('HSET', g.live, w[1], '{"at":' .. w[2] .. ',"progress":' .. w[4] .. '}')
-          end
-        elseif not old or at > old then
-          redis.call('HSET', g.live, w[1], '{"at":' .. w[2] .. '}')
-        end
-      end
-      if g.op == 'set' then
-        prune(g.leases, redis.call('ZRANGE', g.leases, 0, -1), 'ZREM', g.members)
-        prune(g.live, redis.call('HKEYS', g.live), 'HDEL', g.members)
-        prune(g.fast, redis.call('HKEYS', g.fast), 'HDEL', g.members)
-      end
-      local grev = redis.call('HGET', g.key, 'rev')
-      if g.fastMember and grev then
-        local head = grev .. '|' .. string.len(g.fastKey) .. '|' .. g.fastKey .. '|'
-        redis.call('HSET', g.fast, g.fastMember, head .. g.fastResponse)
+    elseif not oldAt then
+      redis.call('HSET', K(g, 7), op[1], '{"at":' .. op[2] .. '}')
+    elseif at > oldAt then
+      redis.call('HSET', K(g, 7), op[1], '{"at":' .. op[2] .. string.sub(old, string.len(head) + 1))
+    end
+  elseif c == 'ds' then
+    redis.call('ZADD', K(g, 9), op[2], op[1])
+  elseif c == 'dn' then
+    redis.call('ZADD', K(g, 9), 'NX', op[2], op[1])
+  elseif c == 'dr' then
+    redis.call('ZREM', K(g, 9), op[1])
+  elseif c == 'zs' then
+    redis.call('ZADD', K(g, 10), op[2], op[1])
+  elseif c == 'zr' then
+    redis.call('ZREM', K(g, 10), op[1])
+  elseif c == 'as' then
+    redis.call('SADD', K(g, 11), op[1])
+  elseif c == 'ax' then
+    redis.call('DEL', K(g, 11))
+  elseif c == 'fs' then
+    redis.call('HSET', K(g, 8), op[1], op[2])
+  elseif c == 'kr' then
+    if redis.call('GET', K(g, 12)) == op[1] then
+      if op[2] == '0' then
+        redis.call('DEL', K(g, 12))
+      else
+        redis.call('PEXPIRE', K(g, 12), op[2])
       end
     end
   end
 end
 
-return { 1, rev }
+-- Joins: the record's epoch is the group epoch after this commit's bump (unique per join).
+for _, op in ipairs(ops) do
+  if op.c == 'mj' then
+    local ge = tonumber(redis.call('HGET', K(op.g, 1), 'ge'))
+    local e = math.max(ge, tonumber(op[3]))
+    redis.call('HSET', K(op.g, 2), op[1], (string.gsub(op[2], '"e":0,', '"e":' .. string.format('%d', e) .. ',', 1)))
+  end
+end
+
+local out = { 1, redis.call('HGET', KEYS[1], 'rev') or false }
+for g = 1, groups do
+  local h = redis.call('HMGET', K(g, 1), 'ge', 'ae', 'mv')
+  out[#out + 1] = h[1] or false
+  out[#out + 1] = h[2] or false
+  out[#out + 1] = h[3] or false
+end
+return out
 `;
 
-/** Compare-and-set commit of documents, leases, live entries and the fast-path fingerprint. */
-export const COMMIT: LuaScript = { name: 'commit', lua, sha1: '18f103742c274228d795ee6a3caffa9e63a6c45f' };
+/** Checks, then writes, of one plan (see the header comment). */
+export const COMMIT: LuaScript = { name: 'commit', lua, sha1: '80e43dc7b7ff06e1c0af4978e4031da1dedf5fed' };

@@ -1,37 +1,42 @@
 /**
- * The load script: a consistent read of a stream and its groups in one round trip.
+ * The whole-stream read (layout 2): the stream hash and, per requested group, everything it
+ * stores, in one consistent round trip. Used where reading the whole group is the point —
+ * monitoring, admin requests, resharding passes — never by a heartbeat.
  *
- * KEYS[1] K:{P}:stream; for named groups also KEYS[4i-2 .. 4i+1] = group i's group, leases,
- * live, fast keys (fast is unused but keeps the layout of the other scripts).
- * ARGV[1] 'all' | 'named'; for 'named', ARGV[2..] = group names in KEYS order.
- * For 'all' the group names come from the stream doc's `groups` list, read in this script; their
- * keys are built here from KEYS[1] (same hash tag, so same slot on Cluster).
+ * KEYS[1] K:{P}:stream; for 'named' also the 12 keys of each named group (`GROUP_KEY_PARTS` order).
+ * ARGV[1] 'all' | 'named'; for 'named', ARGV[2..] = the group names in KEYS order. For 'all' the
+ * names come from the stream's heartbeat view and their keys are built here (same hash tag).
  *
- * Returns {0} when the stream hash does not exist, {-1, name} when it does not but a named group's
- * hash does (metadata deleted behind the coordinator's back), else
- * {1, streamRev, streamDoc, group...} with each group {name, 0} (missing) or
- * {name, 1, rev, doc, {member, score, ...} leases, {member, liveJson, ...} live}.
+ * Returns {0} no stream; {-1, name} no stream but a named group's header exists; {-2} layout 1;
+ * else {1, rev, doc, hb, len, group…} with each group {name, 0} (no header) or
+ * {name, 1, header, members, targets, leases+scores, live, deadlines+scores, acks}.
  */
+import { GROUP_KEY_PARTS } from '../keys.js';
 import type { LuaScript } from './lua-script.js';
 
-const lua = `if redis.call('EXISTS', KEYS[1]) == 0 then
+const lua = `local parts = { ${GROUP_KEY_PARTS.map((p) => `'${p}'`).join(', ')} }
+local function readGroup(name, key)
+  if redis.call('EXISTS', key(1)) == 0 then
+    return { name, 0 }
+  end
+  return { name, 1, redis.call('HGETALL', key(1)), redis.call('HGETALL', key(2)), redis.call('HGETALL', key(4)),
+    redis.call('ZRANGE', key(6), 0, -1, 'WITHSCORES'), redis.call('HGETALL', key(7)),
+    redis.call('ZRANGE', key(9), 0, -1, 'WITHSCORES'), redis.call('SMEMBERS', key(11)) }
+end
+
+if redis.call('EXISTS', KEYS[1]) == 0 then
   for i = 2, #ARGV do
-    if redis.call('EXISTS', KEYS[(i - 1) * 4 - 2]) == 1 then
+    if redis.call('EXISTS', KEYS[2 + (i - 2) * 12]) == 1 then
       return { -1, ARGV[i] }
     end
   end
   return { 0 }
 end
-local s = redis.call('HMGET', KEYS[1], 'rev', 'doc')
-local out = { 1, s[1], s[2] }
-
-local function readGroup(name, gk, lk, vk)
-  if redis.call('EXISTS', gk) == 0 then
-    return { name, 0 }
-  end
-  local h = redis.call('HMGET', gk, 'rev', 'doc')
-  return { name, 1, h[1], h[2], redis.call('ZRANGE', lk, 0, -1, 'WITHSCORES'), redis.call('HGETALL', vk) }
+local s = redis.call('HMGET', KEYS[1], 'rev', 'doc', 'hb', 'len', 'layout')
+if s[5] ~= '2' then
+  return { -2 }
 end
+local out = { 1, s[1] or false, s[2] or false, s[3] or false, s[4] or false }
 
 -- Mirrors encodeURIComponent, which keys.ts uses for <G>.
 local function enc(v)
@@ -41,24 +46,28 @@ local function enc(v)
 end
 
 if ARGV[1] == 'all' then
-  local ok, d = pcall(cjson.decode, s[2])
-  if ok and type(d) == 'table' and type(d.groups) == 'table' then
+  local ok, d = pcall(cjson.decode, s[3])
+  if ok and type(d) == 'table' and type(d.g) == 'table' then
     local base = string.sub(KEYS[1], 1, -8)
-    for _, name in ipairs(d.groups) do
+    for _, name in ipairs(d.g) do
       if type(name) == 'string' then
         local e = enc(name)
-        out[#out + 1] = readGroup(name, base .. ':group:' .. e, base .. ':leases:' .. e, base .. ':live:' .. e)
+        out[#out + 1] = readGroup(name, function(slot)
+          return base .. ':' .. parts[slot] .. ':' .. e
+        end)
       end
     end
   end
 else
   for i = 2, #ARGV do
-    local k = (i - 1) * 4 - 2
-    out[#out + 1] = readGroup(ARGV[i], KEYS[k], KEYS[k + 1], KEYS[k + 2])
+    local first = 1 + (i - 2) * 12
+    out[#out + 1] = readGroup(ARGV[i], function(slot)
+      return KEYS[first + slot]
+    end)
   end
 end
 return out
 `;
 
-/** Reads the stream hash and the requested groups' hashes, leases and live entries. */
-export const LOAD: LuaScript = { name: 'load', lua, sha1: 'be0831d10d79429598d38b898c95f0bda68d8bb8' };
+/** Reads a stream and its groups whole. */
+export const LOAD: LuaScript = { name: 'load', lua, sha1: 'be71c5184ca9c8e3e546dd15eaeb44313b7adfa0' };

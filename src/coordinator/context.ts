@@ -1,0 +1,77 @@
+/**
+ * What every use-case of the coordinator shares: the store, configuration, clock, logger,
+ * random source, the event hook metrics subscribe to, and the tuning of its critical sections.
+ */
+import type { CoordinatorConfig } from '../config.js';
+import type { HeartbeatStatus, ProtocolConfig } from '../core/model.js';
+import type { CriticalSectionOptions } from '../store/critical-section.js';
+import type { Store } from '../store/store.js';
+
+/** One-line structured logger. */
+export type Logger = (
+  level: 'debug' | 'info' | 'warn' | 'error',
+  msg: string,
+  fields?: Record<string, unknown>,
+) => void;
+
+/** What the coordinator reports as it works (metrics subscribe through `onEvent`). */
+export type CoordinatorEvent =
+  /** A heartbeat answered (status), or refused (the error code). */
+  | { type: 'heartbeat'; status: HeartbeatStatus | string; path: 'fast' | 'full' }
+  /** A steady heartbeat tried the fast path. */
+  | { type: 'fast-path'; hit: boolean }
+  /** A checked commit applied, or was refused because what it was decided on changed. */
+  | { type: 'commit'; ok: boolean; scope: 'member' | 'group' | 'stream' }
+  | { type: 'assignment'; members: number; changed: number }
+  | { type: 'maintenance'; members: number };
+
+/** What the coordinator needs to run. */
+export interface CoordinatorDeps {
+  store: Store;
+  config: CoordinatorConfig;
+  /** Epoch-ms clock, read once per use-case. @default Date.now */
+  now?: () => number;
+  /** @default no-op */
+  log?: Logger;
+  /** Random source for jitter. @default Math.random */
+  random?: () => number;
+  /** Called for every event the coordinator reports. @default no-op */
+  onEvent?: (event: CoordinatorEvent) => void;
+}
+
+/** The shared context of the use-cases. */
+export interface Ctx {
+  store: Store;
+  config: CoordinatorConfig;
+  protocol: ProtocolConfig;
+  now: () => number;
+  log: Logger;
+  random: () => number;
+  emit: (event: CoordinatorEvent) => void;
+}
+
+/** Lease of the stream mutex: critical sections are short; renewals are not needed within it. */
+export const STREAM_LOCK_TTL_MS = 10_000;
+
+/** Critical-section tuning for requests (they wait for the mutex) and for the sweep (it does not). */
+export function criticalOptions(ctx: Ctx, lockWaitMs: number, maxAttempts = 5): CriticalSectionOptions {
+  return {
+    lockWaitMs,
+    lockTtlMs: STREAM_LOCK_TTL_MS,
+    maxAttempts,
+    protocol: ctx.protocol,
+    random: ctx.random,
+    clock: ctx.now,
+    onCommit: (ok) => ctx.emit({ type: 'commit', ok, scope: 'stream' }),
+  };
+}
+
+/** A short random pause before retrying a conflicting commit (a few milliseconds, growing). */
+export function backoff(ctx: Ctx, attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.floor(ctx.random() * 4 * attempt)));
+}
+
+/** `Error: message` text of anything thrown. */
+export function errorText(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}

@@ -1,0 +1,190 @@
+/**
+ * The group-level steps around heartbeats (issue 10): maintenance of the members a time index
+ * names as due (expiry, fence lapse, rebalance-timeout fences, pruning — O(log N + k)), and the
+ * assignment round, which runs only when membership or the assignable set changed, under the
+ * group's short assignment lock, and writes only the targets that changed.
+ */
+import { assignmentRound } from '../core/assignment-round.js';
+import { memberOps, ordered, type PlanOp } from '../core/commit-plan.js';
+import { type DueMember, maintain, nextTimerAt, tracksDeadline } from '../core/maintenance.js';
+import { isLive } from '../core/model.js';
+import { randomToken } from '../store/critical-section.js';
+import type { AssignmentRead, HeaderValues } from '../store/store.js';
+import type { Ctx } from './context.js';
+
+/** Due members read and maintained per step at most. */
+export const MAX_DUE = 64;
+
+/** Lease of the assignment lock (a round takes milliseconds; this only bounds a crashed holder). */
+const ASSIGN_LOCK_TTL_MS = 2000;
+
+/**
+ * Maintains `ids` of `group` at `now` in one checked commit; rebalance deadlines of members in
+ * `skipDeadline` are left to their own heartbeat. Index entries that no longer match a record
+ * (a member renewed, left or was pruned meanwhile) are repaired. True when something was written.
+ */
+export async function maintainMembers(
+  ctx: Ctx,
+  prefix: string,
+  group: string,
+  ids: readonly string[],
+  now: number,
+  skipDeadline: ReadonlySet<string> = new Set(),
+): Promise<boolean> {
+  const unique = [...new Set(ids)];
+  const read = await ctx.store.readMembers(prefix, group, unique);
+  if (!read) return false;
+  const due: DueMember[] = [];
+  for (const id of unique) {
+    const m = read.members.get(id);
+    if (m?.stored) due.push({ member: m.stored.record, target: m.target });
+  }
+  const out = maintain(due, read.header.groupEpoch, now, ctx.protocol, skipDeadline);
+  const retention = { staleMemberRetentionMs: ctx.protocol.staleMemberRetentionMs };
+  const expired = new Map(out.expired.map((e) => [e.memberId, e.observedLeaseExpiresAt]));
+  const pruned = new Set(out.pruned);
+  const ops: PlanOp[] = [];
+  for (const id of unique) {
+    const entry = read.members.get(id);
+    const stored = entry?.stored ?? null;
+    if (!stored) {
+      // Listed by an index but gone: drop the stale entries.
+      ops.push({ k: 'record-rev', member: id, rev: null }, { k: 'delete-member', member: id });
+      continue;
+    }
+    if (pruned.has(id)) {
+      ops.push(...memberOps(id, stored, null, { owners: new Map(), ...retention }));
+      ops.push({ k: 'delete-target', member: id });
+      continue;
+    }
+    const after = out.changed.get(id);
+    if (after) {
+      ops.push(...memberOps(id, stored, after, { owners: new Map(), ...retention }));
+      const lease = expired.get(id);
+      // Expiry is re-checked inside the commit: a member that renewed a moment ago is never expired.
+      if (lease !== undefined) ops.push({ k: 'lease-at-most', member: id, lease });
+      continue;
+    }
+    ops.push(...repairIndexes(id, stored.rev, stored.record, now, retention, skipDeadline.has(id)));
+  }
+  if (ops.length === 0) return false;
+  if (out.bumps > 0 || out.metadataBumps > 0) {
+    ops.push(
+      { k: 'bump', group: out.bumps, metadata: out.bumps + out.metadataBumps },
+      { k: 'touch', at: now },
+    );
+  }
+  const res = await ctx.store.commit({
+    prefix,
+    expect: { rev: read.streamRev },
+    groups: [{ name: group, ops: [{ k: 'group-exists' }, ...ordered(ops)] }],
+  });
+  ctx.emit({ type: 'commit', ok: res.ok, scope: 'group' });
+  if (res.ok) ctx.emit({ type: 'maintenance', members: unique.length });
+  return res.ok;
+}
+
+/** Index entries of a member whose record says nothing is due now. */
+function repairIndexes(
+  id: string,
+  rev: number,
+  record: Parameters<typeof nextTimerAt>[0],
+  now: number,
+  retention: { staleMemberRetentionMs: number },
+  ownDeadline: boolean,
+): PlanOp[] {
+  const ops: PlanOp[] = [];
+  if (!isLive(record.state)) ops.push({ k: 'drop-lease', member: id });
+  const timer = nextTimerAt(record, retention);
+  if (timer === null) ops.push({ k: 'drop-timer', member: id });
+  else if (timer > now) ops.push({ k: 'timer', member: id, at: timer });
+  if (!ownDeadline && !tracksDeadline(record)) ops.push({ k: 'drop-deadline', member: id });
+  return ops.length === 0 ? [] : [{ k: 'record-rev', member: id, rev }, ...ops];
+}
+
+/**
+ * Runs the assignment round of `group` if one is due and nobody else runs it: the read takes the
+ * group's assignment lock, the commit releases it. Returns the group's header afterwards, or
+ * null when the round did not run here. When membership keeps moving while rounds run, a few
+ * rounds follow each other, then the lock is kept for a short cooldown instead of released, so a
+ * storm of joins is served by a few rounds per second, not one per join.
+ */
+export async function runAssignment(
+  ctx: Ctx,
+  prefix: string,
+  group: string,
+  now: number,
+): Promise<HeaderValues | null> {
+  const token = randomToken(ctx.random);
+  let result: HeaderValues | null = null;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const read = await ctx.store.readAssignment(prefix, group, now, token, ASSIGN_LOCK_TTL_MS);
+    if (read === 'busy') return result;
+    if (!read) return result;
+    const before = read.header;
+    if (before.assignmentEpoch >= before.groupEpoch) {
+      await ctx.store.unlock(prefix, token, group).catch(() => undefined);
+      return before;
+    }
+    const ops = roundOps(ctx, read, token, now);
+    ops.push({ k: 'release-lock', token, ms: 0 });
+    const res = await ctx.store.commit({
+      prefix,
+      expect: { rev: read.streamRev },
+      groups: [{ name: group, ops }],
+    });
+    ctx.emit({ type: 'commit', ok: res.ok, scope: 'group' });
+    if (!res.ok) {
+      await ctx.store.unlock(prefix, token, group).catch(() => undefined);
+      continue;
+    }
+    result = res.headers[0] ?? null;
+    // Membership moved while the round ran: another round covers it.
+    if (!result || result.assignmentEpoch >= result.groupEpoch) return result;
+  }
+  // Still moving after a few rounds: hold the lock for a cooldown (it lapses by itself).
+  await ctx.store.tryLock(prefix, token, assignmentCooldownMs(ctx), group).catch(() => undefined);
+  return result;
+}
+
+/** Rounds one call runs back to back at most while membership keeps moving. */
+const MAX_ROUNDS = 3;
+
+/** The writes of one assignment round over `read`. */
+function roundOps(ctx: Ctx, read: AssignmentRead, token: string, now: number): PlanOp[] {
+  const held = new Map<string, number[]>();
+  for (const [s, o] of read.owners) {
+    if (o.kind === 'g') continue;
+    const list = held.get(o.memberId);
+    if (list) list.push(s);
+    else held.set(o.memberId, [s]);
+  }
+  const round = assignmentRound(
+    {
+      live: read.live,
+      assignable: read.head.assignable,
+      previous: Object.fromEntries(read.targets),
+      held: (id) => held.get(id) ?? [],
+      deadline: (id) => read.deadlines.get(id) ?? null,
+      groupEpoch: read.header.groupEpoch,
+    },
+    ctx.protocol,
+    now,
+  );
+  const ops: PlanOp[] = [{ k: 'token-is', token }];
+  for (const [id, t] of Object.entries(round.changed)) ops.push({ k: 'target', member: id, target: t });
+  for (const id of round.removed) ops.push({ k: 'delete-target', member: id });
+  for (const [id, at] of round.deadlines) {
+    ops.push(
+      at === null ? { k: 'drop-deadline', member: id } : { k: 'deadline', member: id, at, ifAbsent: true },
+    );
+  }
+  ops.push({ k: 'assignment-epoch', value: round.assignmentEpoch }, { k: 'touch', at: now });
+  ctx.emit({ type: 'assignment', members: read.live.length, changed: Object.keys(round.changed).length });
+  return ops;
+}
+
+/** How long a contended group waits between assignment rounds (a twelfth of the interval). */
+export function assignmentCooldownMs(ctx: Ctx): number {
+  return Math.max(10, Math.round(ctx.protocol.heartbeatIntervalMs / 12));
+}

@@ -1,0 +1,275 @@
+/**
+ * The member protocol over Redis (issue 10): one round trip for a steady heartbeat (the read
+ * answers it from the fast path), two for any other — a read of O(the member's own shards) and
+ * a commit that applies only if what the decision read is unchanged. No stream mutex: members
+ * never wait for each other. Due maintenance of other members runs first, the assignment round
+ * after a membership change, and a joiner's grant once the round includes it.
+ */
+import { kindsOf, memberOps, ordered, type PlanOp, statusBlocks } from '../core/commit-plan.js';
+import { roundCompleteWith } from '../core/correction.js';
+import { CoordinatorError } from '../core/errors.js';
+import { heartbeatKey, steadyAnswer } from '../core/fast-path.js';
+import { withEpochsOf } from '../core/heartbeat.js';
+import type { HeartbeatInput, HeartbeatOutput } from '../core/heartbeat-types.js';
+import { decideGrant, decideHeartbeat, type MemberDecision } from '../core/member-heartbeat.js';
+import type { MemberView } from '../core/member-view.js';
+import { PROTOCOL_VERSION } from '../core/model.js';
+import { loadUpgrading } from '../store/critical-section.js';
+import type { HeaderValues, MemberReadView, StreamPlan } from '../store/store.js';
+import { backoff, type Ctx } from './context.js';
+import { MAX_DUE, maintainMembers, runAssignment } from './group-steps.js';
+import { upgradeStream } from './upgrade.js';
+
+/** Reads (and commits) a heartbeat attempts before answering STATE_VERSION_CONFLICT. */
+const MAX_ATTEMPTS = 8;
+/** Maintenance steps one heartbeat runs before deciding anyway. */
+const MAX_MAINTENANCE = 3;
+
+/** Hooks the heartbeat calls when it touches resharding work (the lazy stream pass). */
+export interface HeartbeatHooks {
+  /** Called after a committed heartbeat of a stream with resharding in progress. */
+  reshardingTouched(prefix: string, now: number): Promise<void>;
+}
+
+/** PROTOCOL §3 heartbeat of `input` to `group` of stream `prefix`. */
+export async function heartbeat(
+  ctx: Ctx,
+  prefix: string,
+  group: string,
+  input: HeartbeatInput,
+  hooks: HeartbeatHooks,
+): Promise<HeartbeatOutput> {
+  if (input.protocolVersion !== PROTOCOL_VERSION || input.memberId !== input.pathMemberId) {
+    return decideHeartbeat(null, input, ctx.protocol, ctx.now()).response;
+  }
+  const now = ctx.now();
+  const id = input.memberId;
+  const reported = [
+    ...input.ownedShards,
+    ...input.revokingShards.map((r) => r.shard),
+    ...input.shardProgress.map((p) => p.shard),
+  ];
+  let fastKey: string | null = input.memberEpoch > 0 ? heartbeatKey(input) : null;
+  let maintenance = 0;
+  let assigned = false;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const r = await ctx.store.readMember({
+      prefix,
+      group,
+      memberId: id,
+      now,
+      fastKey,
+      leaseExpiresAt: now + ctx.protocol.memberLeaseTtlMs,
+      progressJson: JSON.stringify(input.shardProgress),
+      shards: reported,
+      maxDue: MAX_DUE,
+    });
+    if (fastKey !== null) ctx.emit({ type: 'fast-path', hit: r.kind === 'fast' });
+    fastKey = null;
+    if (r.kind === 'fast') {
+      ctx.emit({ type: 'heartbeat', status: r.response.status, path: 'fast' });
+      return r.response;
+    }
+    if (r.kind === 'layout-1') {
+      await upgradeStream(ctx, prefix);
+      continue;
+    }
+    if (r.kind !== 'view') return answered(ctx, decideHeartbeat(null, input, ctx.protocol, now).response);
+
+    const due = [...r.due.expired, ...r.due.timers, ...r.due.deadlines.filter((m) => m !== id)];
+    if (due.length > 0 && maintenance < MAX_MAINTENANCE) {
+      maintenance++;
+      await maintainMembers(ctx, prefix, group, due, now, new Set([id]));
+      continue;
+    }
+    if (r.header.assignmentEpoch < r.header.groupEpoch && !assigned) {
+      assigned = true;
+      if (await runAssignment(ctx, prefix, group, now)) continue;
+    }
+
+    const view = await viewOf(ctx, prefix, group, r);
+    const decision = decideHeartbeat(view, input, ctx.protocol, now);
+    const plan = heartbeatPlan(ctx, prefix, group, r, decision, view, input, now);
+    if (!plan) return answered(ctx, decision.response);
+    const res = await ctx.store.commit(plan);
+    ctx.emit({ type: 'commit', ok: res.ok, scope: 'member' });
+    if (!res.ok) {
+      await backoff(ctx, attempt);
+      continue;
+    }
+    let response = decision.response;
+    const committed = res.headers[0] ?? null;
+    if (decision.joined && committed) {
+      // The joiner's epoch is the group epoch right after its own join (unique per join).
+      response = { ...response, memberEpoch: Math.max(joinFloor(r), committed.groupEpoch) };
+    }
+    if (decision.bumps > 0)
+      response = await afterMembershipChange(ctx, prefix, group, { ...decision, response }, committed, now);
+    if (r.head.resharding && passDue(r, decision, now)) await hooks.reshardingTouched(prefix, now);
+    return answered(ctx, response);
+  }
+  throw new CoordinatorError(
+    'STATE_VERSION_CONFLICT',
+    `coordination state of group "${group}" of stream "${prefix}" kept changing; retry the request`,
+  );
+}
+
+/** The lowest epoch a (re)joining member may get: above its earlier incarnation's. */
+function joinFloor(r: MemberReadView): number {
+  return r.member ? r.member.record.memberEpoch + 1 : 0;
+}
+
+/**
+ * Whether this heartbeat should run the stream's resharding pass: it changed how the member
+ * holds a shard the pass waits on, or the pass has Redis work due (SPEC §3's lazy pass, without
+ * running it on every heartbeat).
+ */
+function passDue(r: MemberReadView, decision: MemberDecision, now: number): boolean {
+  if (r.head.workAt !== null && now >= r.head.workAt) return true;
+  if (!decision.member || r.head.watched.length === 0) return false;
+  const before = kindsOf(r.member?.record ?? null);
+  const after = kindsOf(decision.member);
+  return r.head.watched.some((s) => before.get(s) !== after.get(s));
+}
+
+function answered(ctx: Ctx, response: HeartbeatOutput): HeartbeatOutput {
+  ctx.emit({ type: 'heartbeat', status: response.status, path: 'full' });
+  return response;
+}
+
+/**
+ * After a join, rejoin, leave or fence: the assignment round (if nobody else runs it), then a
+ * joiner's grant once the round includes it; otherwise the answer with the group's epochs as
+ * they are now. A joiner whose round could not run yet gets an empty answer and a short interval.
+ */
+async function afterMembershipChange(
+  ctx: Ctx,
+  prefix: string,
+  group: string,
+  decision: MemberDecision,
+  committed: HeaderValues | null | undefined,
+  now: number,
+): Promise<HeartbeatOutput> {
+  const header = (await runAssignment(ctx, prefix, group, now)) ?? committed ?? null;
+  if (!header) return decision.response;
+  if (decision.joined && header.assignmentEpoch >= header.groupEpoch) {
+    const granted = await grantJoiner(ctx, prefix, group, decision.response.memberId, now);
+    if (granted) return granted;
+  }
+  return withEpochsOf(decision.response, header);
+}
+
+/** The second half of a join: the joiner's grant from its new target (PROTOCOL §3.3 steps 10–11). */
+async function grantJoiner(
+  ctx: Ctx,
+  prefix: string,
+  group: string,
+  memberId: string,
+  now: number,
+): Promise<HeartbeatOutput | null> {
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const r = await ctx.store.readMember({
+      prefix,
+      group,
+      memberId,
+      now,
+      fastKey: null,
+      leaseExpiresAt: now,
+      progressJson: '[]',
+      shards: [],
+      maxDue: 0,
+    });
+    if (r.kind !== 'view') return null;
+    const view = await viewOf(ctx, prefix, group, r);
+    const grant = decideGrant(view, ctx.protocol);
+    if (!grant) return null;
+    const plan = heartbeatPlan(ctx, prefix, group, r, grant, view, null, now);
+    if (!plan) return grant.response;
+    const res = await ctx.store.commit(plan);
+    ctx.emit({ type: 'commit', ok: res.ok, scope: 'member' });
+    if (res.ok) return grant.response;
+    await backoff(ctx, attempt);
+  }
+  return null;
+}
+
+/** The decision's view of a read; while a round is open and may be complete, with the group-wide check. */
+async function viewOf(ctx: Ctx, prefix: string, group: string, r: MemberReadView): Promise<MemberView> {
+  const view: MemberView = {
+    stream: r.head,
+    header: r.header,
+    member: r.member?.record ?? null,
+    target: r.target,
+    blockedByOther: (s) => {
+      const o = r.owners.get(s);
+      return (
+        !!o && o.memberId !== r.member?.record.memberId && statusBlocks(r.holders.get(o.memberId) ?? null)
+      );
+    },
+    acknowledged: r.acknowledged,
+  };
+  // Completion needs the whole group: asked only once every live member may have acknowledged.
+  if (r.header.correction && r.acknowledgements + (r.acknowledged ? 0 : 1) >= r.liveMembers) {
+    const snap = await loadUpgrading(ctx.store, prefix, [group], ctx.protocol);
+    const whole = snap?.groups[group];
+    if (whole) view.roundComplete = (after, acked) => roundCompleteWith(whole, after, acked);
+  }
+  return view;
+}
+
+/** The checked commit of a decision; null when it changes nothing. */
+function heartbeatPlan(
+  ctx: Ctx,
+  prefix: string,
+  group: string,
+  r: MemberReadView,
+  decision: MemberDecision,
+  view: MemberView,
+  input: HeartbeatInput | null,
+  now: number,
+): StreamPlan | null {
+  const id = decision.response.memberId;
+  const writes: PlanOp[] = [];
+  if (decision.member) {
+    writes.push(
+      ...memberOps(id, r.member, decision.member, {
+        owners: r.owners,
+        staleMemberRetentionMs: ctx.protocol.staleMemberRetentionMs,
+        ...(decision.joined ? { joinedFloor: joinFloor(r) } : {}),
+      }),
+    );
+  }
+  if (decision.bumps > 0) writes.push({ k: 'bump', group: decision.bumps, metadata: decision.bumps });
+  if (decision.round !== undefined) {
+    writes.push(
+      { k: 'round-is', round: r.header.correction },
+      { k: 'round', round: decision.round, freshAcks: decision.freshRound ?? false },
+    );
+  }
+  if (decision.acknowledge) writes.push({ k: 'ack', member: id });
+  if (decision.bumps > 0 || decision.round !== undefined) writes.push({ k: 'touch', at: now });
+  if (writes.length === 0) return null;
+  const steady = input && steadyAnswer(view, input, decision, ctx.protocol, now);
+  if (steady && decision.member) {
+    writes.push({
+      k: 'fingerprint',
+      member: id,
+      fingerprint: {
+        groupEpoch: r.header.groupEpoch,
+        assignmentEpoch: r.header.assignmentEpoch,
+        metadataVersion: r.header.metadataVersion,
+        streamRev: r.streamRev,
+        memberRev: (r.member?.rev ?? 0) + 1,
+        target: r.target,
+        key: steady.key,
+        response: steady.response,
+      },
+    });
+  }
+  const ops: PlanOp[] = [
+    { k: 'group-exists' },
+    { k: 'target-is', member: id, target: r.targetStored ? r.target : null },
+    ...writes,
+  ];
+  return { prefix, expect: { rev: r.streamRev }, groups: [{ name: group, ops: ordered(ops) }] };
+}

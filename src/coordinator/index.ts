@@ -1,0 +1,183 @@
+/**
+ * The coordinator's use-cases over a Store (`CoordinatorApi`). Each use-case lives in its own
+ * module — admin, heartbeat, resharding, sweep, health — and this class only wires them to one
+ * shared context.
+ */
+import type {
+  CoordinatorApi,
+  CreateGroupInput,
+  CreateStreamInput,
+  DeleteGroupInput,
+  GroupSnapshot,
+  MigrationsOverview,
+  RedisHealth,
+  RollbackInput,
+  ScaleInput,
+  StreamScaleResult,
+} from '../coordinator-api.js';
+import { isCoordinatorError } from '../core/errors.js';
+import type { HeartbeatInput, HeartbeatOutput } from '../core/heartbeat-types.js';
+import type { Migration, ProtocolConfig } from '../core/model.js';
+import { LockBusyError } from '../store/critical-section.js';
+import type { Store } from '../store/store.js';
+import * as admin from './admin.js';
+import type { CoordinatorDeps, Ctx } from './context.js';
+import { errorText } from './context.js';
+import { RedisHealthProbe } from './health.js';
+import { heartbeat } from './heartbeat.js';
+import * as resharding from './resharding.js';
+import { type SweepOptions, type SweepReport, type SweepState, sweep } from './sweep.js';
+
+export type { CoordinatorDeps, CoordinatorEvent, Logger } from './context.js';
+export type { SweepOptions, SweepReport } from './sweep.js';
+
+/** The coordinator's use-cases over a Store. */
+export class Coordinator implements CoordinatorApi {
+  private readonly ctx: Ctx;
+  private readonly health: RedisHealthProbe;
+  private readonly sweepState: SweepState = { cursor: null };
+  /** Store calls made by this instance (sweeps budget themselves with it). */
+  private calls = 0;
+
+  constructor(deps: CoordinatorDeps) {
+    const now = deps.now ?? Date.now;
+    const store = countingStore(deps.store, () => {
+      this.calls++;
+    });
+    this.ctx = {
+      store,
+      config: deps.config,
+      protocol: {
+        heartbeatIntervalMs: deps.config.heartbeatIntervalMs,
+        memberLeaseTtlMs: deps.config.memberLeaseTtlMs,
+        rebalanceTimeoutMs: deps.config.rebalanceTimeoutMs,
+        staleMemberRetentionMs: deps.config.staleMemberRetentionMs,
+      },
+      now,
+      log: deps.log ?? (() => undefined),
+      random: deps.random ?? Math.random,
+      emit: deps.onEvent ?? (() => undefined),
+    };
+    this.health = new RedisHealthProbe(store, now);
+  }
+
+  /** Releases nothing today but a health probe in flight; kept so adapters can shut every component down uniformly. */
+  async close(): Promise<void> {
+    await this.health.idle();
+  }
+
+  /** Protocol timings in force. */
+  get protocolConfig(): ProtocolConfig {
+    return this.ctx.protocol;
+  }
+
+  createStream(prefix: string, input: CreateStreamInput): Promise<GroupSnapshot> {
+    return admin.createStream(this.ctx, prefix, input);
+  }
+
+  createGroup(prefix: string, group: string, input: CreateGroupInput): Promise<GroupSnapshot> {
+    return admin.createGroup(this.ctx, prefix, group, input);
+  }
+
+  getGroup(prefix: string, group: string): Promise<GroupSnapshot> {
+    return admin.readGroup(this.ctx, prefix, group);
+  }
+
+  getRouting(prefix: string, group: string): Promise<GroupSnapshot> {
+    return admin.readGroup(this.ctx, prefix, group);
+  }
+
+  deleteGroup(prefix: string, group: string, input: DeleteGroupInput): Promise<GroupSnapshot> {
+    return admin.deleteGroup(this.ctx, prefix, group, input);
+  }
+
+  listGroups(): Promise<GroupSnapshot[]> {
+    return admin.listGroups(this.ctx);
+  }
+
+  redisHealth(): Promise<RedisHealth> {
+    return this.health.get();
+  }
+
+  async heartbeat(prefix: string, group: string, input: HeartbeatInput): Promise<HeartbeatOutput> {
+    try {
+      return await heartbeat(this.ctx, prefix, group, input, {
+        reshardingTouched: (p, now) => this.lazyPass(p, now),
+      });
+    } catch (err) {
+      this.ctx.emit({
+        type: 'heartbeat',
+        status: isCoordinatorError(err) ? err.code : 'INTERNAL_ERROR',
+        path: 'full',
+      });
+      throw err;
+    }
+  }
+
+  scaleStream(prefix: string, input: ScaleInput): Promise<StreamScaleResult> {
+    return resharding.scale(this.ctx, prefix, null, input);
+  }
+
+  scaleGroup(prefix: string, group: string, input: ScaleInput): Promise<StreamScaleResult> {
+    return resharding.scale(this.ctx, prefix, group, input);
+  }
+
+  getMigration(prefix: string, group: string, reshardingId: string): Promise<Migration> {
+    return resharding.getMigration(this.ctx, prefix, group, reshardingId);
+  }
+
+  rollbackMigration(
+    prefix: string,
+    group: string,
+    reshardingId: string,
+    input: RollbackInput,
+  ): Promise<Migration> {
+    return resharding.rollback(this.ctx, prefix, group, reshardingId, input);
+  }
+
+  migrationsOverview(prefix: string, group: string): Promise<MigrationsOverview> {
+    return resharding.migrationsOverview(this.ctx, prefix, group);
+  }
+
+  /**
+   * Housekeeping for every stream (expiry, fencing, pruning, assignment rounds, migration
+   * advance with drain evidence), bounded per call and resumed from a cursor on the next call.
+   * `limits` may be the old `maxStreams` number.
+   */
+  sweep(now: number, limits: number | SweepOptions = {}): Promise<SweepReport> {
+    const opts: SweepOptions = typeof limits === 'number' ? { maxStreams: limits } : limits;
+    return sweep(this.ctx, this.sweepState, now, opts, () => this.calls);
+  }
+
+  /** The resharding pass a heartbeat asked for: one try at the mutex, failures only logged. */
+  private async lazyPass(prefix: string, now: number): Promise<void> {
+    try {
+      await resharding.advanceStream(this.ctx, prefix, now, {
+        lockWaitMs: 0,
+        maxPasses: 1,
+        resumePreparing: null,
+      });
+    } catch (e) {
+      if (!(e instanceof LockBusyError)) {
+        this.ctx.log('warn', 'resharding pass after a heartbeat failed', {
+          streamPrefix: prefix,
+          error: errorText(e),
+        });
+      }
+    }
+  }
+}
+
+/** The store with every method call counted (the sweep budgets its Redis round trips with it). */
+function countingStore(store: Store, count: () => void): Store {
+  return new Proxy(store, {
+    get(target, prop) {
+      const v: unknown = Reflect.get(target, prop, target);
+      if (typeof v !== 'function') return v;
+      return (...args: unknown[]) => {
+        count();
+        return (v as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}

@@ -1,0 +1,28 @@
+/**
+ * The Store contract against the Upstash store: the real @upstash/redis client → the REST
+ * bridge → redis-server.
+ */
+import { inject } from 'vitest';
+import { createUpstashClient } from '../../src/store/upstash-client.js';
+import { UpstashStore } from '../../src/store/upstash-store.js';
+import { standaloneClient, uniquePrefix } from '../support/redis.js';
+import { startUpstashBridge } from '../support/upstash-bridge.js';
+import { defineStoreContract } from './contract.js';
+
+defineStoreContract('upstash, REST bridge', async () => {
+  const bridge = await startUpstashBridge({ redisUrl: inject('redisUrl') });
+  const raw = standaloneClient();
+  const ns = uniquePrefix('ns');
+  const store = new UpstashStore(createUpstashClient({ url: bridge.url, token: bridge.token }), {
+    namespace: ns,
+  });
+  return {
+    store,
+    raw,
+    ns,
+    close: async () => {
+      await bridge.close();
+      raw.disconnect();
+    },
+  };
+});
