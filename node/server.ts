@@ -158,10 +158,15 @@ class InFlight {
   }
 }
 
+/** Pending connections the kernel keeps for us (capped by net.core.somaxconn). */
+const LISTEN_BACKLOG = 4096;
+
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    // A deep accept queue: a fleet of consumers (re)starting at once connects within a second,
+    // and a full queue drops connection attempts that the kernel retries only after 1 s, 3 s, …
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', reject);
       resolve();
     });

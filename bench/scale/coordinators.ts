@@ -24,7 +24,9 @@ export async function startCoordinator(
   env: Record<string, string> = {},
 ): Promise<CoordinatorProcess> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'node/start.ts'], {
+  // BENCH_NODE_OPTIONS (e.g. --cpu-prof) reaches the coordinator processes only.
+  const extra = process.env.BENCH_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];
+  const child: ChildProcess = spawn(process.execPath, [...extra, '--import', 'tsx', 'node/start.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,

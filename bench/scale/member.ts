@@ -3,7 +3,7 @@
  * it heartbeats at the interval each answer names (as the reference Python client does), keeps
  * exactly the shards it was last assigned (a dropped shard is released by leaving it out of
  * `ownedShards`, as the Python client does) and, like our consumer SDK, heartbeats at once after
- * finishing a revoke.
+ * finishing a revoke, and comes back up to a tenth of the interval early (as our SDK does).
  */
 import http from 'node:http';
 
@@ -11,12 +11,18 @@ import http from 'node:http';
 export class Tally {
   readonly statuses = new Map<string, number>();
   readonly latencies: number[] = [];
+  /** Transport failures by message. */
+  readonly errorKinds = new Map<string, number>();
   errors = 0;
   sent = 0;
+
+  /** When each latency was recorded (performance.now at the answer). */
+  readonly at: number[] = [];
 
   record(status: number, ms: number): void {
     this.sent++;
     this.latencies.push(ms);
+    this.at.push(performance.now());
     const key = String(status);
     this.statuses.set(key, (this.statuses.get(key) ?? 0) + 1);
   }
@@ -40,7 +46,8 @@ interface Answer {
   pending: number[];
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+// One keep-alive connection per member in flight, as members in separate processes would have.
+const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
 
 /** POSTs JSON and resolves with the HTTP status and parsed body (never rejects). */
 export function postJson(
@@ -172,6 +179,8 @@ export class RealMember {
       const dropped = this.apply(answer);
       next = answer.heartbeatIntervalMs > 0 ? answer.heartbeatIntervalMs : this.intervalMs;
       this.intervalMs = next;
+      // As our SDK does: up to a tenth early, so members answered together drift apart.
+      next = Math.round(next * (1 - Math.random() * 0.1));
       // Our SDK heartbeats as soon as a revoke has finished (here: at once).
       if (dropped.length > 0) {
         this.released = dropped;
@@ -198,9 +207,16 @@ export class RealMember {
     const res = await postJson(this.base, this.path, body);
     if ('error' in res) {
       this.tally.errors++;
+      this.tally.errorKinds.set(res.error, (this.tally.errorKinds.get(res.error) ?? 0) + 1);
       return null;
     }
     this.tally.record(res.status, res.ms);
+    if (process.env.BENCH_SLOW && res.ms > 1000) {
+      const b = res.body as { status?: string; memberEpoch?: number };
+      console.error(
+        `slow ${res.ms.toFixed(0)} ms sent ${Math.round(performance.timeOrigin + performance.now() - res.ms)}: ${this.id} epoch ${a.epoch} owned ${a.owned.length} -> ${res.status} ${b?.status} ${b?.memberEpoch}`,
+      );
+    }
     if (res.status !== 200) return null;
     const b = res.body as {
       status: string;

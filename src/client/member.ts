@@ -207,7 +207,7 @@ export class Member {
           for (const shard of decision.start) if (this.protocol.mayRead(shard, now)) this.shards.start(shard);
         }
         this.armLeaseTimer();
-        return this.protocol.nextDelayMs();
+        return spread(this.protocol.nextDelayMs());
       }
       case 'drop-all': {
         this.clearLeaseTimer();
@@ -251,4 +251,13 @@ export class Member {
       leaseExpiredAt: this.protocol.leaseUntil,
     });
   }
+}
+
+/**
+ * `ms` minus up to a tenth, at random: members that got their answers together (a fleet that
+ * started at once) drift apart instead of reaching the coordinator in synchronised waves.
+ * Never later than asked, so the local lease keeps its margin.
+ */
+function spread(ms: number): number {
+  return Math.max(1, Math.round(ms * (1 - Math.random() * 0.1)));
 }

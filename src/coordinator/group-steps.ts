@@ -7,6 +7,7 @@
 import { assignmentRound } from '../core/assignment-round.js';
 import { memberOps, ordered, type PlanOp } from '../core/commit-plan.js';
 import { type DueMember, maintain, nextTimerAt, tracksDeadline } from '../core/maintenance.js';
+import { assignableOf } from '../core/member-view.js';
 import { isLive } from '../core/model.js';
 import { randomToken } from '../store/critical-section.js';
 import type { AssignmentRead, HeaderValues } from '../store/store.js';
@@ -105,9 +106,10 @@ function repairIndexes(
 /**
  * Runs the assignment round of `group` if one is due and nobody else runs it: the read takes the
  * group's assignment lock, the commit releases it. Returns the group's header afterwards, or
- * null when the round did not run here. When membership keeps moving while rounds run, a few
- * rounds follow each other, then the lock is kept for a short cooldown instead of released, so a
- * storm of joins is served by a few rounds per second, not one per join.
+ * null when the round did not run here. While membership keeps moving, cheap rounds (small
+ * groups) follow each other at once; after a costly one the commit keeps the lock for a cooldown
+ * a few times the round's own cost, so a storm of joins into a large group is served by a few
+ * rounds per second instead of one per join.
  */
 export async function runAssignment(
   ctx: Ctx,
@@ -118,16 +120,27 @@ export async function runAssignment(
   const token = randomToken(ctx.random);
   let result: HeaderValues | null = null;
   for (let round = 0; round < MAX_ROUNDS; round++) {
+    const started = performance.now();
     const read = await ctx.store.readAssignment(prefix, group, now, token, ASSIGN_LOCK_TTL_MS);
-    if (read === 'busy') return result;
-    if (!read) return result;
+    if (read === 'busy' || !read) return result;
     const before = read.header;
     if (before.assignmentEpoch >= before.groupEpoch) {
       await ctx.store.unlock(prefix, token, group).catch(() => undefined);
       return before;
     }
     const ops = roundOps(ctx, read, token, now);
-    ops.push({ k: 'release-lock', token, ms: 0 });
+    const spentMs = performance.now() - started;
+    const costly = spentMs > CHEAP_ROUND_MS;
+    ops.push(
+      costly
+        ? {
+            k: 'release-lock',
+            token,
+            ms: Math.max(assignmentCooldownMs(ctx), COOLDOWN_FACTOR * spentMs),
+            unlessMovedFrom: before.groupEpoch,
+          }
+        : { k: 'release-lock', token, ms: 0 },
+    );
     const res = await ctx.store.commit({
       prefix,
       expect: { rev: read.streamRev },
@@ -139,15 +152,17 @@ export async function runAssignment(
       continue;
     }
     result = res.headers[0] ?? null;
-    // Membership moved while the round ran: another round covers it.
-    if (!result || result.assignmentEpoch >= result.groupEpoch) return result;
+    // Settled, or moved after a costly round (the cooldown holds off the next one).
+    if (!result || result.assignmentEpoch >= result.groupEpoch || costly) return result;
   }
-  // Still moving after a few rounds: hold the lock for a cooldown (it lapses by itself).
-  await ctx.store.tryLock(prefix, token, assignmentCooldownMs(ctx), group).catch(() => undefined);
   return result;
 }
 
-/** Rounds one call runs back to back at most while membership keeps moving. */
+/** A round whose read and decision took longer than this (ms) is costly. */
+const CHEAP_ROUND_MS = 5;
+/** Cooldown after a costly round while membership keeps moving, as a multiple of its cost. */
+const COOLDOWN_FACTOR = 4;
+/** Cheap rounds one call runs back to back at most while membership keeps moving. */
 const MAX_ROUNDS = 3;
 
 /** The writes of one assignment round over `read`. */
@@ -162,7 +177,7 @@ function roundOps(ctx: Ctx, read: AssignmentRead, token: string, now: number): P
   const round = assignmentRound(
     {
       live: read.live,
-      assignable: read.head.assignable,
+      assignable: assignableOf(read.head),
       previous: Object.fromEntries(read.targets),
       held: (id) => held.get(id) ?? [],
       deadline: (id) => read.deadlines.get(id) ?? null,

@@ -5,7 +5,14 @@
  * never wait for each other. Due maintenance of other members runs first, the assignment round
  * after a membership change, and a joiner's grant once the round includes it.
  */
-import { kindsOf, memberOps, ordered, type PlanOp, statusBlocks } from '../core/commit-plan.js';
+import {
+  type Fingerprint,
+  kindsOf,
+  memberOps,
+  ordered,
+  type PlanOp,
+  statusBlocks,
+} from '../core/commit-plan.js';
 import { roundCompleteWith } from '../core/correction.js';
 import { CoordinatorError } from '../core/errors.js';
 import { heartbeatKey, steadyAnswer } from '../core/fast-path.js';
@@ -114,6 +121,18 @@ export async function heartbeat(
   );
 }
 
+/** The blocker of each pending shard as the read saw it; null when one is unknown (no fingerprint then). */
+function blockersAsRead(r: MemberReadView, pending: readonly number[]): Fingerprint['waits'] | null {
+  const out: Array<Fingerprint['waits'][number]> = [];
+  for (const shard of pending) {
+    const owner = r.owners.get(shard);
+    const status = owner ? r.holders.get(owner.memberId) : null;
+    if (!owner || !status) return null;
+    out.push({ shard, owner, status });
+  }
+  return out;
+}
+
 /** The lowest epoch a (re)joining member may get: above its earlier incarnation's. */
 function joinFloor(r: MemberReadView): number {
   return r.member ? r.member.record.memberEpoch + 1 : 0;
@@ -207,6 +226,7 @@ async function viewOf(ctx: Ctx, prefix: string, group: string, r: MemberReadView
       );
     },
     acknowledged: r.acknowledged,
+    liveMembers: r.liveMembers,
   };
   // Completion needs the whole group: asked only once every live member may have acknowledged.
   if (r.header.correction && r.acknowledgements + (r.acknowledged ? 0 : 1) >= r.liveMembers) {
@@ -250,7 +270,8 @@ function heartbeatPlan(
   if (decision.bumps > 0 || decision.round !== undefined) writes.push({ k: 'touch', at: now });
   if (writes.length === 0) return null;
   const steady = input && steadyAnswer(view, input, decision, ctx.protocol, now);
-  if (steady && decision.member) {
+  const waits = steady ? blockersAsRead(r, steady.response.pendingShards) : null;
+  if (steady && waits && decision.member) {
     writes.push({
       k: 'fingerprint',
       member: id,
@@ -262,6 +283,7 @@ function heartbeatPlan(
         memberRev: (r.member?.rev ?? 0) + 1,
         target: r.target,
         key: steady.key,
+        waits,
         response: steady.response,
       },
     });

@@ -43,11 +43,22 @@ export function computeTargetAssignment(
     for (const s of mine.slice(q)) owner.delete(s);
   }
 
+  // Free shards go, ascending, to the member below its quota with the fewest shards (ties →
+  // smallest id): a heap keyed that way keeps this O((S + n) log n) for large groups.
+  const receivers = new MinHeap<{ id: string; load: number }>(
+    (a, b) => a.load - b.load || compareIds(a.id, b.id),
+  );
+  for (const m of members) {
+    const load = result.get(m)!.length;
+    if (load < quota.get(m)!) receivers.push({ id: m, load });
+  }
   for (const s of all) {
     if (owner.has(s)) continue;
-    const receiver = leastLoaded(members, result, quota);
-    result.get(receiver)!.push(s);
-    owner.set(s, receiver);
+    // Quotas add up to the shard count, so a free slot always exists.
+    const r = receivers.pop()!;
+    result.get(r.id)!.push(s);
+    owner.set(s, r.id);
+    if (r.load + 1 < quota.get(r.id)!) receivers.push({ id: r.id, load: r.load + 1 });
   }
 
   const out: Record<string, number[]> = {};
@@ -67,14 +78,40 @@ function quotas(members: string[], shardCount: number, kept: Map<string, number[
   return out;
 }
 
-/** The member below its quota with the fewest shards; ties → smallest id. */
-function leastLoaded(members: string[], result: Map<string, number[]>, quota: Map<string, number>): string {
-  let best: string | null = null;
-  for (const m of members) {
-    const load = result.get(m)!.length;
-    if (load >= quota.get(m)!) continue;
-    if (best === null || load < result.get(best)!.length) best = m;
+/** A binary min-heap. */
+class MinHeap<T> {
+  private readonly items: T[] = [];
+
+  constructor(private readonly less: (a: T, b: T) => number) {}
+
+  push(item: T): void {
+    const a = this.items;
+    a.push(item);
+    let i = a.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (this.less(a[i]!, a[parent]!) >= 0) break;
+      [a[i], a[parent]] = [a[parent]!, a[i]!];
+      i = parent;
+    }
   }
-  // Quotas add up to the shard count, so a free slot always exists.
-  return best!;
+
+  pop(): T | undefined {
+    const a = this.items;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length === 0 || last === undefined) return top;
+    a[0] = last;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < a.length && this.less(a[l]!, a[m]!) < 0) m = l;
+      if (r < a.length && this.less(a[r]!, a[m]!) < 0) m = r;
+      if (m === i) return top;
+      [a[i], a[m]] = [a[m]!, a[i]!];
+      i = m;
+    }
+  }
 }

@@ -89,8 +89,11 @@ export type PlanOp =
   | { k: 'ack'; member: string }
   | { k: 'touch'; at: number }
   | { k: 'fingerprint'; member: string; fingerprint: Fingerprint }
-  /** Releases the assignment lock held with `token` (0 ms) or keeps it for `ms` more (a cooldown). */
-  | { k: 'release-lock'; token: string; ms: number };
+  /**
+   * Releases the assignment lock held with `token` (0 ms) or keeps it for `ms` more (a
+   * cooldown); with `unlessMovedFrom`, releases it only if the group epoch is still that.
+   */
+  | { k: 'release-lock'; token: string; ms: number; unlessMovedFrom?: number };
 
 /** What a fast-path answer is valid against (everything it depends on), and the answer. */
 export interface Fingerprint {
@@ -102,6 +105,8 @@ export interface Fingerprint {
   target: readonly number[];
   /** `heartbeatKey` of the steady request. */
   key: string;
+  /** Each pending shard's blocker as read: the ownership entry and its holder's status. */
+  waits: ReadonlyArray<{ shard: number; owner: OwnerEntry; status: HolderStatus }>;
   response: HeartbeatOutput;
 }
 

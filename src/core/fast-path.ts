@@ -4,17 +4,19 @@
  *
  * The store replays a recorded answer only while (1) the request's key equals the recorded key,
  * (2) the group's epochs and version, the stream revision, the member's record revision and its
- * target are those the answer was recorded against, (3) no correction round is open, and (4) no
- * lease, rebalance deadline or timer of the group is due. Under those conditions the full path
- * would change nothing but liveness fields and answer the same: the answer also depends on no
- * other member holding the member's target shards, which (with nothing pending) can only change
- * through a new target, i.e. one of the recorded parts.
+ * target are those the answer was recorded against, (3) each pending shard is still held by the
+ * same member with the same holder status, (4) no correction round is open, and (5) no lease,
+ * rebalance deadline or timer of the group is due. Under those conditions the full path would
+ * change nothing but liveness fields and answer the same: which of the member's target shards
+ * another member blocks can only change through one of the recorded parts (a shard it was
+ * granted is held by nobody else; a pending shard's blocker is recorded). So a member waiting
+ * for a shard polls cheaply until its holder lets go.
  */
 import { deepEqual } from './equal.js';
 import type { HeartbeatInput, HeartbeatOutput } from './heartbeat-types.js';
 import { isDue } from './maintenance.js';
 import { decideHeartbeat, type MemberDecision } from './member-heartbeat.js';
-import { type MemberView, streamViewOf, viewFromGroup } from './member-view.js';
+import { blockingHolders, type MemberView, streamViewOf, viewFromGroup } from './member-view.js';
 import type { GroupDoc, MemberRecord, ProtocolConfig, StreamDoc } from './model.js';
 import { sortedShards } from './shard-set.js';
 
@@ -49,8 +51,8 @@ export function heartbeatKey(request: HeartbeatInput): string {
  * (epoch and version from the answer, owning exactly what it was assigned, no revoking reports,
  * the same name, capacity and progress shards) would change nothing durable and be answered the
  * same, that request's key and the answer to replay; else null. Only for OK answers of a
- * settled group (no bump, no correction round, no resharding, no assignment round due) to a
- * member that waits for no shard.
+ * settled group (no bump, no correction round, no resharding, no assignment round due); the
+ * caller records the blockers of the answer's pending shards with it.
  */
 export function steadyAnswer(
   view: MemberView,
@@ -61,9 +63,6 @@ export function steadyAnswer(
 ): { key: string; response: HeartbeatOutput } | null {
   const { response } = decision;
   if (response.status !== 'OK' || response.memberEpoch <= 0 || decision.bumps > 0) return null;
-  // A pending shard is granted when its holder lets go: that changes the answer without
-  // changing anything the fingerprint records.
-  if (response.pendingShards.length > 0) return null;
   if (decision.round !== undefined || decision.acknowledge || view.header.correction !== null) return null;
   if (view.stream.resharding || view.header.assignmentEpoch < view.header.groupEpoch) return null;
   const member = decision.member ?? view.member;
@@ -101,6 +100,12 @@ export function steadyFingerprint(args: {
   if (Object.values(group.members).some((m) => isDue(m, now, config, true))) return null;
   const view = viewFromGroup(streamViewOf(stream), group, request.memberId);
   return steadyAnswer(view, request, { response, bumps: 0 }, config, now);
+}
+
+/** The blockers of `pending` shards in a whole group (holder and whether it blocks), for the model of the store's check. */
+export function blockersOf(group: GroupDoc, memberId: string, pending: readonly number[]): string {
+  const index = blockingHolders(group);
+  return JSON.stringify(pending.map((s) => [s, (index.get(s) ?? []).filter((id) => id !== memberId).sort()]));
 }
 
 const LIVENESS: ReadonlySet<string> = new Set(['memberLeaseExpiresAt', 'lastHeartbeatAt', 'shardProgress']);

@@ -10,7 +10,7 @@ import { cloneGroup, groupStateOf, membersInOrder } from './group.js';
 import { durablyEqual, sameGroup } from './group-equality.js';
 import { maintain } from './maintenance.js';
 import type { MemberDecision } from './member-heartbeat.js';
-import { type StreamView, streamViewOf } from './member-view.js';
+import { assignableOf, type StreamView, streamViewOf } from './member-view.js';
 import { type GroupDoc, isLive, type ProtocolConfig, type StreamDoc } from './model.js';
 import { union } from './shard-set.js';
 
@@ -98,7 +98,7 @@ export function recomputeDraft(sv: StreamView, draft: GroupDoc, config: Protocol
   const round = assignmentRound(
     {
       live,
-      assignable: sv.assignable,
+      assignable: assignableOf(sv),
       previous: draft.targetAssignments,
       held: (id) => {
         const m = draft.members[id]!;

@@ -6,7 +6,13 @@
  * decision, never inside it.
  */
 import type { HeartbeatInput, HeartbeatOutput, RevokeReport } from './heartbeat-types.js';
-import type { CorrectionRound, GroupHeader, MemberView } from './member-view.js';
+import {
+  type CorrectionRound,
+  type GroupHeader,
+  isAssignable,
+  isConsumable,
+  type MemberView,
+} from './member-view.js';
 import {
   isLive,
   type MemberRecord,
@@ -341,8 +347,7 @@ function settleRound(
  * no other member holds.
  */
 function authorityOf(view: MemberView, member: MemberRecord, target: readonly number[]): number[] {
-  const consumable = new Set(view.stream.consumable);
-  const claimable = target.filter((s) => consumable.has(s) && !view.blockedByOther(s));
+  const claimable = target.filter((s) => isConsumable(view.stream, s) && !view.blockedByOther(s));
   return union(member.currentAssignment, member.revoking, member.grantedAssignment, claimable);
 }
 
@@ -363,8 +368,7 @@ function grant(
   keep: readonly number[],
   member: MemberRecord,
 ): AssignmentView {
-  const assignable = new Set(view.stream.assignable);
-  const target = view.target.filter((s) => assignable.has(s));
+  const target = view.target.filter((s) => isAssignable(view.stream, s));
   const free = target.filter((s) => !view.blockedByOther(s));
   const assigned = status === 'OK' ? sortedShards(free) : intersect(keep, free);
   member.grantedAssignment = assigned;
@@ -425,9 +429,11 @@ export function pacedIntervalMs(config: ProtocolConfig): number {
 }
 
 /**
- * Server-paced convergence: a member that waits for a shard (pending), must give shards up
- * (it reported shards it is no longer assigned), or has no target while the assignment round
- * that includes it is still due, comes back sooner than the configured interval.
+ * Server-paced convergence: a member that waits for a shard (pending), must give shards up (it
+ * reported shards it is no longer assigned), or holds more than a fair share of the group's
+ * shards while others are live (a group that is growing: the next assignment round will take
+ * some away, and other members wait for them), or has no target yet while the round that
+ * includes it is due, comes back sooner than the configured interval.
  */
 function pacedInterval(
   config: ProtocolConfig,
@@ -437,8 +443,13 @@ function pacedInterval(
 ): number | undefined {
   const assigned = new Set(shown.assigned);
   const mustDrop = reported.some((s) => !assigned.has(s));
+  const live = Math.max(1, view.liveMembers);
+  const fairShare = Math.ceil((view.stream.shardCount + view.stream.extraAssignable.length) / live);
+  const overShare = live > 1 && shown.assigned.length > fairShare;
+  // A member without a target waits for the round that includes it (a join during a storm).
   const waitingForTarget = view.target.length === 0 && view.header.assignmentEpoch < view.header.groupEpoch;
-  return shown.pending.length > 0 || mustDrop || waitingForTarget ? pacedIntervalMs(config) : undefined;
+  const paced = shown.pending.length > 0 || mustDrop || overShare || waitingForTarget;
+  return paced ? pacedIntervalMs(config) : undefined;
 }
 
 /** `REVOKED` with nothing in flight: the shard is released. */

@@ -10,6 +10,7 @@ import {
   assignableShards,
   consumableShards,
   type GroupDoc,
+  isLive,
   type MemberRecord,
   type MetadataCorrection,
   type StreamDoc,
@@ -28,15 +29,36 @@ export interface GroupHeader {
 /** An open metadata-correction round; its acknowledged members are kept beside it. */
 export type CorrectionRound = Omit<MetadataCorrection, 'acknowledgedMembers'>;
 
-/** The stream's shard sets a heartbeat needs (sorted ascending). */
+/**
+ * The stream's shard sets a heartbeat needs, kept as `[0, shardCount)` plus the few extra
+ * shards beyond it (sorted), so asking about one shard never costs the whole set.
+ */
 export interface StreamView {
   shardCount: number;
-  /** `[0, shardCount)` plus removed shards not yet retired (SPEC §7). */
-  consumable: readonly number[];
-  /** What targets may contain: the consumable set minus drained removed shards. */
-  assignable: readonly number[];
+  /** Removed shards not yet retired: consumable besides `[0, shardCount)` (SPEC §7). */
+  extraConsumable: readonly number[];
+  /** Removed shards still draining: assignable besides `[0, shardCount)`. */
+  extraAssignable: readonly number[];
   /** A migration is active or a removed shard is not yet retired. */
   resharding: boolean;
+}
+
+/** True when `s` is consumable. */
+export function isConsumable(v: StreamView, s: number): boolean {
+  return (s >= 0 && s < v.shardCount) || v.extraConsumable.includes(s);
+}
+
+/** True when `s` may be in a target. */
+export function isAssignable(v: StreamView, s: number): boolean {
+  return (s >= 0 && s < v.shardCount) || v.extraAssignable.includes(s);
+}
+
+/** Every assignable shard (for the assignment round, which covers them all). */
+export function assignableOf(v: StreamView): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < v.shardCount; i++) out.push(i);
+  for (const s of v.extraAssignable) if (s >= v.shardCount) out.push(s);
+  return out;
 }
 
 /** One member's view of its group. */
@@ -54,6 +76,8 @@ export interface MemberView {
   blockedByOther(shard: number): boolean;
   /** The member is in the open round's acknowledged set. */
   acknowledged: boolean;
+  /** How many members are live (the pace of a member holding more than its share depends on it). */
+  liveMembers: number;
   /**
    * Would the open round be complete with this member's record replaced by `after` and the
    * member acknowledged (`acked`)? Absent when the caller could not tell cheaply: the round is
@@ -65,10 +89,11 @@ export interface MemberView {
 
 /** The stream part of a view, from a stream document. */
 export function streamViewOf(stream: StreamDoc): StreamView {
+  const beyond = (shards: number[]) => shards.filter((s) => s >= stream.shardCount);
   return {
     shardCount: stream.shardCount,
-    consumable: consumableShards(stream),
-    assignable: assignableShards(stream),
+    extraConsumable: beyond(consumableShards(stream)),
+    extraAssignable: beyond(assignableShards(stream)),
     resharding: stream.activeReshardingId !== null || stream.removedShards.some((r) => r.state !== 'RETIRED'),
   };
 }
@@ -120,6 +145,7 @@ export function viewFromGroup(
     target: g.targetAssignments[memberId] ?? [],
     blockedByOther: (s) => (index.get(s) ?? []).some((id) => id !== memberId),
     acknowledged: g.metadataCorrection?.acknowledgedMembers.includes(memberId) ?? false,
+    liveMembers: Object.values(g.members).filter((m) => isLive(m.state)).length,
   };
   if (roundComplete) view.roundComplete = roundComplete;
   return view;

@@ -1,10 +1,18 @@
 /**
  * Small helpers over shard index lists. Every result is sorted ascending and duplicate-free,
- * so lists can be compared with `deepEqual`.
+ * so lists can be compared with `deepEqual`. Lists that already are (stored targets and
+ * holdings always are) take a linear fast path: large groups call these a lot.
  */
+
+/** True when `a` is strictly increasing (sorted, no repeats). */
+function strictlySorted(a: readonly number[]): boolean {
+  for (let i = 1; i < a.length; i++) if (a[i]! <= a[i - 1]!) return false;
+  return true;
+}
 
 /** Sorted, duplicate-free copy. */
 export function sortedShards(shards: Iterable<number>): number[] {
+  if (Array.isArray(shards) && strictlySorted(shards)) return shards.slice();
   return [...new Set(shards)].sort((a, b) => a - b);
 }
 
@@ -17,14 +25,18 @@ export function union(...lists: Iterable<number>[]): number[] {
 
 /** `a − b`. */
 export function minus(a: Iterable<number>, b: Iterable<number>): number[] {
-  const drop = new Set(b);
-  return sortedShards([...a].filter((s) => !drop.has(s)));
+  const drop = b instanceof Set ? (b as Set<number>) : new Set(b);
+  const out: number[] = [];
+  for (const s of a) if (!drop.has(s)) out.push(s);
+  return sortedShards(out);
 }
 
 /** `a ∩ b`. */
 export function intersect(a: Iterable<number>, b: Iterable<number>): number[] {
-  const keep = new Set(b);
-  return sortedShards([...a].filter((s) => keep.has(s)));
+  const keep = b instanceof Set ? (b as Set<number>) : new Set(b);
+  const out: number[] = [];
+  for (const s of a) if (keep.has(s)) out.push(s);
+  return sortedShards(out);
 }
 
 /** True when both lists hold the same shards (order and duplicates ignored). */

@@ -202,8 +202,8 @@ const headSchema = z.object({
 export function encodeStreamHead(v: StreamHead): string {
   return JSON.stringify({
     n: v.shardCount,
-    c: encodeShards(v.consumable),
-    a: encodeShards(v.assignable),
+    c: encodeShards(v.extraConsumable),
+    a: encodeShards(v.extraAssignable),
     r: v.resharding ? 1 : 0,
     g: v.groups,
     w: encodeShards(v.watched),
@@ -228,8 +228,8 @@ export function decodeStreamHead(prefix: string, text: unknown): StreamHead {
   }
   return {
     shardCount: r.data.n,
-    consumable,
-    assignable,
+    extraConsumable: consumable,
+    extraAssignable: assignable,
     resharding: r.data.r === 1,
     groups: r.data.g,
     watched,

@@ -5,7 +5,7 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memberOps, type PlanOp } from '../../src/core/commit-plan.js';
+import { type Fingerprint, memberOps, type PlanOp } from '../../src/core/commit-plan.js';
 import { isCoordinatorError } from '../../src/core/errors.js';
 import type { HeartbeatOutput } from '../../src/core/heartbeat-types.js';
 import type { MemberRecord, ShardProgress, StreamDoc } from '../../src/core/model.js';
@@ -489,6 +489,7 @@ export function defineStoreContract(name: string, make: () => Promise<ContractTa
           memberRev: 1,
           target: [0, 1],
           key: 'key-ü',
+          waits: [] as Fingerprint['waits'],
           response: ANSWER,
           ...over,
         });
@@ -529,6 +530,44 @@ export function defineStoreContract(name: string, make: () => Promise<ContractTa
         await commit(p, 1, [{ k: 'round', round: null, freshAcks: false }]);
         expect((await t.store.readMember(fast)).kind).toBe('fast');
         await add(p, 1, member('late', { memberLeaseExpiresAt: T0 + 10 }));
+        expect((await t.store.readMember(fast)).kind).toBe('view');
+      });
+    });
+
+    describe('the fast path of a member waiting for a shard', () => {
+      it('answers while the pending shard keeps its holder, and misses once the holder lets go or stops blocking', async () => {
+        const p = uniquePrefix('wait');
+        await create(p);
+        await add(p, 1, member('m1', { grantedAssignment: [0] }), [0, 1]);
+        await add(p, 1, member('h', { currentAssignment: [1] }));
+        const pending: HeartbeatOutput = { ...ANSWER, assignedShards: [0], pendingShards: [1] };
+        const waits: Fingerprint['waits'] = [{ shard: 1, owner: { memberId: 'h', kind: 'c' }, status: 'A' }];
+        await commit(p, 1, [
+          {
+            k: 'fingerprint',
+            member: 'm1',
+            fingerprint: {
+              groupEpoch: 1,
+              assignmentEpoch: 1,
+              metadataVersion: 1,
+              streamRev: 1,
+              memberRev: 1,
+              target: [0, 1],
+              key: 'k',
+              waits,
+              response: pending,
+            },
+          },
+        ]);
+        const fast = readReq(p, 'm1', { fastKey: 'k' });
+        expect(await t.store.readMember(fast)).toEqual({ kind: 'fast', response: pending });
+        // The holder's status changes (it starts leaving): no longer the recorded blocker.
+        await commit(p, 1, [{ k: 'status', member: 'h', status: 'L' }]);
+        expect((await t.store.readMember(fast)).kind).toBe('view');
+        await commit(p, 1, [{ k: 'status', member: 'h', status: 'A' }]);
+        expect((await t.store.readMember(fast)).kind).toBe('fast');
+        // The holder lets go of the shard.
+        await commit(p, 1, [{ k: 'release-owner', shard: 1, member: 'h' }]);
         expect((await t.store.readMember(fast)).kind).toBe('view');
       });
     });

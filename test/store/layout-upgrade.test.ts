@@ -4,8 +4,8 @@
  * layout-1 documents are deleted so a coordinator of the old release fails closed.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { layout1GroupKeys } from '../../src/store/layout1.js';
 import { groupKeys, streamKeys } from '../../src/store/keys.js';
+import { layout1GroupKeys } from '../../src/store/layout1.js';
 import { backends, uniquePrefix } from '../support/redis.js';
 import { heartbeat, idx, makeStack, type Stack } from '../support/stack.js';
 import { groupDoc, member, streamDoc } from '../support/store-fixtures.js';
@@ -34,15 +34,38 @@ describe.each(backends)('store > upgrade from layout 1 ($name)', (backend) => {
           lastHeartbeatAt: now,
           memberLeaseExpiresAt: now + 3000,
           shardProgress: [
-            { shard: 0, streamKey: `${p}:0`, lastDeliveredId: '7-0', lastAckedId: '7-0', pendingCount: 0, updatedAt: null },
+            {
+              shard: 0,
+              streamKey: `${p}:0`,
+              lastDeliveredId: '7-0',
+              lastAckedId: '7-0',
+              pendingCount: 0,
+              updatedAt: null,
+            },
           ],
         }),
       ],
-      { groupEpoch: 4, assignmentEpoch: 4, metadataVersion: 5, targetAssignments: { A: [0, 1] }, state: 'STABLE' },
+      {
+        groupEpoch: 4,
+        assignmentEpoch: 4,
+        metadataVersion: 5,
+        targetAssignments: { A: [0, 1] },
+        state: 'STABLE',
+      },
     );
     const text = JSON.stringify(group);
     const [docKey, leases, , fast] = layout1GroupKeys(ns, p, g);
-    await stack.redis.hset(docKey!, 'rev', '3', 'doc', text, 'len', Buffer.byteLength(text), 'until', String(now + 60_000));
+    await stack.redis.hset(
+      docKey!,
+      'rev',
+      '3',
+      'doc',
+      text,
+      'len',
+      Buffer.byteLength(text),
+      'until',
+      String(now + 60_000),
+    );
     await stack.redis.zadd(leases!, now + 3000, 'A');
     await stack.redis.hset(fast!, 'A', '3|1|k|{}');
     await stack.store.registerStream(p);
@@ -65,8 +88,15 @@ describe.each(backends)('store > upgrade from layout 1 ($name)', (backend) => {
     expect(await stack.redis.hget(groupKeys(ns, p, p).header, 'ge')).toBe('4');
 
     const group = (await stack.call('GET', `/coord/v1/streams/${p}/groups/${p}`)).body;
-    expect(group).toMatchObject({ groupEpoch: 4, assignmentEpoch: 4, metadataVersion: 5, shardCount: 2, state: 'STABLE' });
-    const members = (await stack.call('GET', `/coord/v1/monitoring/streams/${p}/groups/${p}/members`)).body.members;
+    expect(group).toMatchObject({
+      groupEpoch: 4,
+      assignmentEpoch: 4,
+      metadataVersion: 5,
+      shardCount: 2,
+      state: 'STABLE',
+    });
+    const members = (await stack.call('GET', `/coord/v1/monitoring/streams/${p}/groups/${p}/members`)).body
+      .members;
     expect(members[0]).toMatchObject({ memberId: 'A', state: 'ACTIVE', memberEpoch: 4 });
 
     // A new member joins the upgraded group as usual.
@@ -84,8 +114,14 @@ describe.each(backends)('store > upgrade from layout 1 ($name)', (backend) => {
     const ns = stack.config.keyPrefix;
     expect(await stack.redis.exists(layout1GroupKeys(ns, p, p)[0]!)).toBe(0);
     expect(await stack.redis.hget(streamKeys(ns, p).stream, 'rev')).toBe('4');
-    const members = (await stack.call('GET', `/coord/v1/monitoring/streams/${p}/groups/${p}/members`)).body.members;
-    expect(members[0]).toMatchObject({ memberId: 'A', state: 'ACTIVE', memberEpoch: 4, currentAssignment: [{ shardIndex: 0 }, { shardIndex: 1 }] });
+    const members = (await stack.call('GET', `/coord/v1/monitoring/streams/${p}/groups/${p}/members`)).body
+      .members;
+    expect(members[0]).toMatchObject({
+      memberId: 'A',
+      state: 'ACTIVE',
+      memberEpoch: 4,
+      currentAssignment: [{ shardIndex: 0 }, { shardIndex: 1 }],
+    });
     expect(members[0].shardProgress[0]).toMatchObject({ lastAckedId: '7-0' });
     // The sweep sees an ordinary layout-2 stream afterwards.
     const report = await stack.coordinator.sweep(stack.clock.now());

@@ -104,6 +104,7 @@ describe('store > Upstash store over the REST bridge', () => {
                 memberRev: 1,
                 target: [],
                 key: 'k1',
+                waits: [],
                 response: answer,
               },
             },

@@ -4,7 +4,7 @@
  * Every step is checked against the invariants of SPEC §5; a broken one throws.
  */
 import { deepEqual } from '../equal.js';
-import { heartbeatKey, sameExceptLiveness, steadyFingerprint } from '../fast-path.js';
+import { blockersOf, heartbeatKey, sameExceptLiveness, steadyFingerprint } from '../fast-path.js';
 import { blocksOthers, holdings, newGroupDoc } from '../group.js';
 import { invariantViolations } from '../group-view.js';
 import { processHeartbeat } from '../heartbeat.js';
@@ -42,6 +42,8 @@ interface Fingerprinted {
   stream: string;
   record: MemberRecord;
   target: number[];
+  /** The blockers of the answer's pending shards (the store records their entries and statuses). */
+  blockers: string;
 }
 
 /** The simulated world. */
@@ -199,7 +201,8 @@ export class World {
         config: this.config,
         now: this.now,
       });
-      if (next) this.fingerprints.set(req.memberId, { ...next, ...this.dependencies(req.memberId) });
+      if (next)
+        this.fingerprints.set(req.memberId, { ...next, ...this.dependencies(req.memberId, next.response) });
     }
     this.checkGrants(before, after, req.memberId, out.response);
     return out.response;
@@ -235,13 +238,14 @@ export class World {
   }
 
   /** What a fingerprint of `memberId` depends on in the store: header, stream, own record, own target. */
-  private dependencies(memberId: string): Omit<Fingerprinted, 'key' | 'response'> {
+  private dependencies(memberId: string, response: HeartbeatOutput): Omit<Fingerprinted, 'key' | 'response'> {
     const g = this.group;
     return {
       epochs: [g.groupEpoch, g.assignmentEpoch, g.metadataVersion],
       stream: JSON.stringify(this.stream),
       record: g.members[memberId]!,
       target: g.targetAssignments[memberId] ?? [],
+      blockers: blockersOf(g, memberId, response.pendingShards),
     };
   }
 
@@ -257,6 +261,7 @@ export class World {
       fp.stream === JSON.stringify(this.stream) &&
       sameExceptLiveness(fp.record, m) &&
       deepEqual(fp.target, g.targetAssignments[m.memberId] ?? []) &&
+      fp.blockers === blockersOf(g, m.memberId, fp.response.pendingShards) &&
       !Object.values(g.members).some((x) => isDue(x, this.now, this.config, true))
     );
   }

@@ -4,7 +4,7 @@
  */
 import type { Fingerprint, PlanOp } from '../../core/commit-plan.js';
 import { CoordinatorError } from '../../core/errors.js';
-import { groupKeyList, groupKeys, streamKeys } from '../keys.js';
+import { encodedGroup, streamKeys } from '../keys.js';
 import { encodeMember, encodeOwner, encodeRound, encodeStreamHead } from '../records.js';
 import { encodeShards } from '../shard-ranges.js';
 import type { CommitOutcome, HeaderValues, StreamPlan } from '../store.js';
@@ -27,7 +27,11 @@ export function ms(n: number): string {
 
 const utf8 = new TextEncoder();
 
-/** The stored fast-path entry: everything the answer depends on, then the answer. */
+/**
+ * The stored fast-path entry: everything the answer depends on, then the answer —
+ * `ge|ae|mv|streamRev|memberRev|target|keyBytes|key|nWaits|` then per pending shard
+ * `shard,status,entryBytes:entry|`, then the answer's JSON.
+ */
 export function fingerprintText(f: Fingerprint): string {
   const head = [
     String(f.groupEpoch),
@@ -38,8 +42,15 @@ export function fingerprintText(f: Fingerprint): string {
     encodeShards(f.target),
     String(utf8.encode(f.key).length),
     f.key,
+    String(f.waits.length),
   ].join('|');
-  return `${head}|${JSON.stringify(f.response)}`;
+  const waits = f.waits
+    .map((w) => {
+      const entry = encodeOwner(w.owner);
+      return `${w.shard},${w.status},${utf8.encode(entry).length}:${entry}|`;
+    })
+    .join('');
+  return `${head}|${waits}${JSON.stringify(f.response)}`;
 }
 
 /** The script arguments of one group operation (`g` = the group's index, 1-based). */
@@ -110,6 +121,9 @@ function encodeOp(op: PlanOp, g: number): string[] {
     case 'fingerprint':
       return ['fs', G, op.member, fingerprintText(op.fingerprint)];
     case 'release-lock':
+      if (op.unlessMovedFrom !== undefined) {
+        return ['kc', G, op.token, String(op.unlessMovedFrom), String(Math.max(1, Math.floor(op.ms)))];
+      }
       return ['kr', G, op.token, String(Math.max(0, Math.floor(op.ms)))];
   }
 }
@@ -117,13 +131,12 @@ function encodeOp(op: PlanOp, g: number): string[] {
 /** Builds the commit script call for `plan` in namespace `ns`. */
 export function encodeCommit(ns: string, plan: StreamPlan): ScriptCall {
   const keys = [streamKeys(ns, plan.prefix).stream];
-  const args = [String(plan.groups.length)];
+  const args = [String(plan.groups.length), ...plan.groups.map((g) => encodedGroup(g.name))];
   if (plan.expect === 'absent') args.push('sx', '0');
   else if (plan.expect !== undefined)
     args.push(plan.expect.layout === 1 ? 's1' : 'sr', '0', String(plan.expect.rev));
   plan.groups.forEach((g, i) => {
     const G = String(i + 1);
-    keys.push(...groupKeyList(groupKeys(ns, plan.prefix, g.name)));
     if (g.create) args.push('gn', G);
     for (const op of g.ops) args.push(...encodeOp(op, i + 1));
     if (g.create) {

@@ -4,10 +4,11 @@
  * `core/commit-plan.ts` through `commit-args.ts`, so heartbeats, maintenance, assignment rounds
  * and stream-wide changes all commit through this one script.
  *
- * KEYS[1]              K:{P}:stream
- * KEYS[2+12(g-1) ..]   the 12 keys of group g (`GROUP_KEY_PARTS` order: header, members, status,
- *                      targets, owners, leases, live, fast, deadlines, timers, acks, assignLock)
- * ARGV[1]              number of groups; then operations: opcode, group index (0 = stream), args.
+ * KEYS[1]              K:{P}:stream (each group's 12 keys are built from it: same slot)
+ * ARGV[1]              number of groups n; ARGV[2..n+1] their encoded names (keys in
+ *                      `GROUP_KEY_PARTS` order: header, members, status, targets, owners, leases,
+ *                      live, fast, deadlines, timers, acks, assignLock); then operations: opcode,
+ *                      group index (0 = stream), args.
  *
  * Checks: sx stream absent · sr rev (and layout 2) · s1 rev of a layout-1 stream · ge/gn header exists/absent · rr member rev ·
  * ti member target · oi shard entry · om shard member (absent or that member's) · la member lease
@@ -18,21 +19,34 @@
  * ss member status · ts/td member target · os shard entry · or shard member (delete if its) ·
  * ls member lease (GT) · lr member · vs member at progress ('' keeps the stored progress) ·
  * ds/dn member at (NX) · dr member · zs member at · zr member · as member · ax · fs member value ·
- * kr token ms (the assignment lock, if still the token's: released for 0, else kept for ms).
+ * kr token ms (the assignment lock, if still the token's: released for 0, else kept for ms) ·
+ * kc token ge ms (the same, released only if the group epoch is still ge, else kept for ms).
  *
  * Returns {1, streamRev, ge1, ae1, mv1, ge2, …} (each group's header after the writes), or
  * {0, index} naming the first check that failed (nothing written).
  */
+import { GROUP_KEY_PARTS } from '../keys.js';
 import type { LuaScript } from './lua-script.js';
 
 const lua = `local arity = { sx = 0, sr = 1, s1 = 1, ge = 0, gn = 0, rr = 2, ti = 2, oi = 2, om = 2, la = 2, ri = 1, ki = 1,
   sd = 2, sX = 0, sp = 1, gc = 4, gX = 0, hi = 2, hs = 2, hd = 1, ms = 2, mj = 3, md = 1, ss = 2, ts = 2, td = 1,
-  os = 2, ['or'] = 2, kr = 2, ls = 2, lr = 1, vs = 3, ds = 2, dn = 2, dr = 1, zs = 2, zr = 1, as = 1, ax = 0, fs = 2 }
+  os = 2, ['or'] = 2, kr = 2, kc = 3, ls = 2, lr = 1, vs = 3, ds = 2, dn = 2, dr = 1, zs = 2, zr = 1, as = 1, ax = 0, fs = 2 }
 local check = { sx = true, sr = true, s1 = true, ge = true, gn = true, rr = true, ti = true, oi = true, om = true,
   la = true, ri = true, ki = true }
 local groups = tonumber(ARGV[1])
+local keys = {}
+do
+  local base = string.sub(KEYS[1], 1, -8)
+  local parts = { ${GROUP_KEY_PARTS.map((p) => `'${p}'`).join(', ')} }
+  for g = 1, groups do
+    keys[g] = {}
+    for slot, part in ipairs(parts) do
+      keys[g][slot] = base .. ':' .. part .. ':' .. ARGV[1 + g]
+    end
+  end
+end
 local ops = {}
-local i = 2
+local i = 2 + groups
 while i <= #ARGV do
   local n = arity[ARGV[i]]
   if n == nil then
@@ -46,7 +60,7 @@ while i <= #ARGV do
   i = i + 2 + n
 end
 local function K(g, slot)
-  return KEYS[1 + (g - 1) * 12 + slot]
+  return keys[g][slot]
 end
 local function absent(v)
   if v == '-' then
@@ -189,6 +203,14 @@ for _, op in ipairs(ops) do
     redis.call('DEL', K(g, 11))
   elseif c == 'fs' then
     redis.call('HSET', K(g, 8), op[1], op[2])
+  elseif c == 'kc' then
+    if redis.call('GET', K(g, 12)) == op[1] then
+      if redis.call('HGET', K(g, 1), 'ge') == op[2] then
+        redis.call('DEL', K(g, 12))
+      else
+        redis.call('PEXPIRE', K(g, 12), op[3])
+      end
+    end
   elseif c == 'kr' then
     if redis.call('GET', K(g, 12)) == op[1] then
       if op[2] == '0' then
@@ -220,4 +242,4 @@ return out
 `;
 
 /** Checks, then writes, of one plan (see the header comment). */
-export const COMMIT: LuaScript = { name: 'commit', lua, sha1: '80e43dc7b7ff06e1c0af4978e4031da1dedf5fed' };
+export const COMMIT: LuaScript = { name: 'commit', lua, sha1: 'd78237448d5a45c341f02ba41a22e52a81048d46' };

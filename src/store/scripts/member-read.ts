@@ -5,14 +5,16 @@
  * entries of its target and of the shards its request names with the status of each other
  * holder, and up to `k` members whose lease, deadline or timer is due (maintenance comes first).
  *
- * KEYS[1] K:{P}:stream; KEYS[2..13] the group's keys (`GROUP_KEY_PARTS` order).
- * ARGV[1] member id   ARGV[2] now (ms)   ARGV[3] fast-path key ('' = no fast path)
- * ARGV[4] lease the fast path renews to   ARGV[5] progress JSON the fast path stores
- * ARGV[6] k (due members listed at most)   ARGV[7..] shards the request names
+ * KEYS[1] K:{P}:stream (the group's keys are built from it: same slot).
+ * ARGV[1] the encoded group name   ARGV[2] member id   ARGV[3] now (ms)
+ * ARGV[4] fast-path key ('' = no fast path)   ARGV[5] lease the fast path renews to
+ * ARGV[6] progress JSON the fast path stores   ARGV[7] k (due members listed at most)
+ * ARGV[8..] shards the request names
  *
  * The fast path answers when the member's fingerprint matches the group header, the stream
- * revision, the member's record revision, its target and the request key; no correction round
- * is open; the member is in the lease index; and no lease, deadline or timer of the group is due.
+ * revision, the member's record revision, its target and the request key; each shard the
+ * answer keeps pending is still held by the same member with the same status; no correction
+ * round is open; the member is in the lease index; and no lease, deadline or timer is due.
  * It then renews the lease (never shortens it) and the heartbeat time and progress.
  *
  * Returns
@@ -26,15 +28,16 @@
  *   {1, rev, hb, header, record, target, lease, at, deadline, expired, deadlines, timers,
  *    shards, entries, holders, statuses, acked, acks, live}
  */
+import { groupKeysLua } from '../keys.js';
 import type { LuaScript } from './lua-script.js';
 
-const lua = `local m = ARGV[1]
-local now = ARGV[2]
-local fastKey = ARGV[3]
-local k = tonumber(ARGV[6])
-local s = redis.call('HMGET', KEYS[1], 'rev', 'hb', 'len', 'layout')
+const lua = `${groupKeysLua('ARGV[1]')}local m = ARGV[2]
+local now = ARGV[3]
+local fastKey = ARGV[4]
+local k = tonumber(ARGV[7])
+local s = redis.call('HMGET', K[1], 'rev', 'hb', 'len', 'layout')
 if not s[1] then
-  if redis.call('EXISTS', KEYS[2]) == 1 then
+  if redis.call('EXISTS', K[2]) == 1 then
     return { -1 }
   end
   return { 0 }
@@ -42,10 +45,10 @@ end
 if s[4] ~= '2' then
   return { -2 }
 end
-if tonumber(s[3]) ~= redis.call('HSTRLEN', KEYS[1], 'doc') then
+if tonumber(s[3]) ~= redis.call('HSTRLEN', K[1], 'doc') then
   return { -3 }
 end
-local h = redis.call('HGETALL', KEYS[2])
+local h = redis.call('HGETALL', K[2])
 if #h == 0 then
   return { 2, s[1], s[2] }
 end
@@ -53,12 +56,12 @@ local hf = {}
 for i = 1, #h, 2 do
   hf[h[i]] = h[i + 1]
 end
-local rec = redis.call('HGET', KEYS[3], m)
-local tgt = redis.call('HGET', KEYS[5], m)
-local lease = redis.call('ZSCORE', KEYS[7], m)
-local expired = redis.call('ZRANGEBYSCORE', KEYS[7], '-inf', '(' .. now, 'LIMIT', 0, k)
-local deadlines = redis.call('ZRANGEBYSCORE', KEYS[10], '-inf', now, 'LIMIT', 0, k)
-local timers = redis.call('ZRANGEBYSCORE', KEYS[11], '-inf', now, 'LIMIT', 0, k)
+local rec = redis.call('HGET', K[3], m)
+local tgt = redis.call('HGET', K[5], m)
+local lease = redis.call('ZSCORE', K[7], m)
+local expired = redis.call('ZRANGEBYSCORE', K[7], '-inf', '(' .. now, 'LIMIT', 0, k)
+local deadlines = redis.call('ZRANGEBYSCORE', K[10], '-inf', now, 'LIMIT', 0, k)
+local timers = redis.call('ZRANGEBYSCORE', K[11], '-inf', now, 'LIMIT', 0, k)
 
 local function liveAt(v)
   local head = v and string.match(v, '^{"at":%-?%d+')
@@ -66,18 +69,43 @@ local function liveAt(v)
 end
 
 if fastKey ~= '' and rec and lease and not hf.cr and #expired == 0 and #deadlines == 0 and #timers == 0 then
-  local fp = redis.call('HGET', KEYS[9], m)
+  local fp = redis.call('HGET', K[9], m)
   if fp then
     local head = (hf.ge or '') .. '|' .. (hf.ae or '') .. '|' .. (hf.mv or '') .. '|' .. s[1] .. '|'
       .. (string.match(rec, '^(%d+)|') or '') .. '|' .. (tgt or '') .. '|' .. string.len(fastKey) .. '|'
       .. fastKey .. '|'
-    if string.sub(fp, 1, string.len(head)) == head then
-      redis.call('ZADD', KEYS[7], 'XX', 'GT', ARGV[4], m)
-      local _, at = liveAt(redis.call('HGET', KEYS[8], m))
-      if not at or tonumber(now) >= tonumber(at) then
-        redis.call('HSET', KEYS[8], m, '{"at":' .. now .. ',"progress":' .. ARGV[5] .. '}')
+    local ok = string.sub(fp, 1, string.len(head)) == head
+    local pos = string.len(head) + 1
+    if ok then
+      -- Each pending shard must still be held by the same member with the same status.
+      local n = string.match(fp, '^(%d+)|', pos)
+      ok = n ~= nil
+      if ok then
+        pos = pos + string.len(n) + 1
+        for _ = 1, tonumber(n) do
+          local shard, status, len = string.match(fp, '^(%d+),(%a),(%d+):', pos)
+          if not shard then
+            ok = false
+            break
+          end
+          pos = pos + string.len(shard) + string.len(len) + 4
+          local entry = string.sub(fp, pos, pos + tonumber(len) - 1)
+          pos = pos + tonumber(len) + 1
+          local holder = string.match(entry, '^(.*)|[cgr]$')
+          if redis.call('HGET', K[6], shard) ~= entry or redis.call('HGET', K[4], holder) ~= status then
+            ok = false
+            break
+          end
+        end
       end
-      return { 3, string.sub(fp, string.len(head) + 1) }
+    end
+    if ok then
+      redis.call('ZADD', K[7], 'XX', 'GT', ARGV[5], m)
+      local _, at = liveAt(redis.call('HGET', K[8], m))
+      if not at or tonumber(now) >= tonumber(at) then
+        redis.call('HSET', K[8], m, '{"at":' .. now .. ',"progress":' .. ARGV[6] .. '}')
+      end
+      return { 3, string.sub(fp, pos) }
     end
   end
 end
@@ -109,7 +137,7 @@ if tgt then
     end
   end
 end
-for i = 7, #ARGV do
+for i = 8, #ARGV do
   add(tonumber(ARGV[i]))
 end
 local entries = {}
@@ -118,7 +146,7 @@ for from = 1, #shards, 500 do
   for i = from, math.min(#shards, from + 499) do
     chunk[#chunk + 1] = shards[i]
   end
-  local got = redis.call('HMGET', KEYS[6], unpack(chunk))
+  local got = redis.call('HMGET', K[6], unpack(chunk))
   for i = 1, #chunk do
     entries[#entries + 1] = got[i]
   end
@@ -138,20 +166,20 @@ for from = 1, #holders, 500 do
   for i = from, math.min(#holders, from + 499) do
     chunk[#chunk + 1] = holders[i]
   end
-  local got = redis.call('HMGET', KEYS[4], unpack(chunk))
+  local got = redis.call('HMGET', K[4], unpack(chunk))
   for i = 1, #chunk do
     statuses[#statuses + 1] = got[i]
   end
 end
-local _, at = liveAt(redis.call('HGET', KEYS[8], m))
-local acked, acks, live = 0, 0, 0
+local _, at = liveAt(redis.call('HGET', K[8], m))
+local acked, acks = 0, 0
 if hf.cr then
-  acked = redis.call('SISMEMBER', KEYS[12], m)
-  acks = redis.call('SCARD', KEYS[12])
-  live = redis.call('ZCARD', KEYS[7])
+  acked = redis.call('SISMEMBER', K[12], m)
+  acks = redis.call('SCARD', K[12])
 end
+local live = redis.call('ZCARD', K[7])
 return { 1, s[1], s[2], h, rec or false, tgt or false, lease or false, at or false,
-  redis.call('ZSCORE', KEYS[10], m) or false, expired, deadlines, timers, shards, entries, holders, statuses,
+  redis.call('ZSCORE', K[10], m) or false, expired, deadlines, timers, shards, entries, holders, statuses,
   acked, acks, live }
 `;
 
@@ -159,5 +187,5 @@ return { 1, s[1], s[2], h, rec or false, tgt or false, lease or false, at or fal
 export const MEMBER_READ: LuaScript = {
   name: 'member-read',
   lua,
-  sha1: '2daac4d17de1237bf268442c04c5ab125ba97688',
+  sha1: '99b8f6cdf41c1967d5d60c77f22aff72fcddc473',
 };

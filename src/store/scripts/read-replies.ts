@@ -8,7 +8,7 @@ import { groupStateOf } from '../../core/group.js';
 import type { HeartbeatOutput } from '../../core/heartbeat-types.js';
 import type { GroupDoc, MemberRecord } from '../../core/model.js';
 import { corrupt, parseLiveEntry, parseRevision, parseStreamDoc } from '../codec.js';
-import { groupKeyList, groupKeys, streamKeys } from '../keys.js';
+import { encodedGroup, streamKeys } from '../keys.js';
 import {
   decodeHeader,
   decodeMember,
@@ -64,9 +64,9 @@ function pairs(v: unknown): Array<[string, string]> {
 
 const STATUSES = new Set(['A', 'L', 'B', 'X']);
 
-/** Keys of one group's script call: the stream hash, then the group's twelve keys. */
+/** One group's script call: the stream hash as the key, the encoded group name first in ARGV. */
 export function groupCall(ns: string, prefix: string, group: string, args: string[]): ScriptCall {
-  return { keys: [streamKeys(ns, prefix).stream, ...groupKeyList(groupKeys(ns, prefix, group))], args };
+  return { keys: [streamKeys(ns, prefix).stream], args: [encodedGroup(group), ...args] };
 }
 
 /** A record merged with what lives beside it: lease and heartbeat time by maximum, the deadline. */
@@ -165,9 +165,7 @@ export function decodeMemberRead(req: MemberReadRequest, reply: unknown): Member
 export function encodeLoad(ns: string, prefix: string, groups: string[] | 'all'): ScriptCall {
   const keys = [streamKeys(ns, prefix).stream];
   if (groups === 'all') return { keys, args: ['all'] };
-  const names = [...new Set(groups)];
-  for (const g of names) keys.push(...groupKeyList(groupKeys(ns, prefix, g)));
-  return { keys, args: ['named', ...names] };
+  return { keys, args: ['named', ...new Set(groups)] };
 }
 
 /** Assembles one group document from its stored parts. */
