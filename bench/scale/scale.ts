@@ -7,6 +7,8 @@
  * of the coordinator process and Redis bytes per full-path and per fast-path heartbeat.
  */
 import { Redis } from 'ioredis';
+import { groupKeys } from '../../src/store/keys.js';
+import { decodeShards } from '../../src/store/shard-ranges.js';
 import { type CoordinatorProcess, cpuMs, redisNetBytes, startCoordinator } from './coordinators.js';
 import { postJson, RealMember, Tally } from './member.js';
 
@@ -64,14 +66,19 @@ export async function benchScale(redisUrl: string, n: number, instances: number)
     for (let i = 0; i < instances; i++) {
       coordinators.push(await startCoordinator(redisUrl, { COORDINATOR_KEY_PREFIX: namespace }));
     }
-    return await run(n, coordinators, info);
+    return await run(n, coordinators, info, namespace);
   } finally {
     info.disconnect();
     await Promise.all(coordinators.map((c) => c.stop()));
   }
 }
 
-async function run(n: number, coordinators: CoordinatorProcess[], info: Redis): Promise<ScaleRow> {
+async function run(
+  n: number,
+  coordinators: CoordinatorProcess[],
+  info: Redis,
+  namespace: string,
+): Promise<ScaleRow> {
   const prefix = `orders-${n}`;
   const admin = coordinators[0]!.url;
   const created = await postJson(admin, `/coord/v1/streams/${prefix}`, {
@@ -93,11 +100,13 @@ async function run(n: number, coordinators: CoordinatorProcess[], info: Redis): 
       ),
   );
   const limits = limitsFor(n);
+  const converged = (list: RealMember[], since: number, limitMs: number) =>
+    waitConverged({ base: admin, redis: info, namespace, prefix }, list, since, limitMs);
 
   // Cold start: every member starts within the first second.
   const t0 = performance.now();
   for (const m of members) m.start(Math.random() * 1000);
-  const coldStartMs = await waitConverged(admin, prefix, members, t0, limits.coldStartMs);
+  const coldStartMs = await converged(members, t0, limits.coldStartMs);
   const coldEnd = performance.now();
 
   // One join.
@@ -106,15 +115,13 @@ async function run(n: number, coordinators: CoordinatorProcess[], info: Redis): 
   const tJoin = performance.now();
   joiner.start(0);
   const all = [...members, joiner];
-  const joinMs =
-    coldStartMs === null ? null : await waitConverged(admin, prefix, all, tJoin, limits.changeMs);
+  const joinMs = coldStartMs === null ? null : await converged(all, tJoin, limits.changeMs);
 
   // The same member leaves gracefully.
   await sleep(INTERVAL_MS);
   const tLeave = performance.now();
   await joiner.leave();
-  const leaveMs =
-    joinMs === null ? null : await waitConverged(admin, prefix, members, tLeave, limits.changeMs);
+  const leaveMs = joinMs === null ? null : await converged(members, tLeave, limits.changeMs);
 
   // Costs of single heartbeats with the members paused (well within their 15 s lease).
   const costs = coldStartMs === null ? null : await measureCosts(members, coordinators, info);
@@ -154,32 +161,44 @@ async function run(n: number, coordinators: CoordinatorProcess[], info: Redis): 
   };
 }
 
+/** Where convergence is checked: a coordinator's monitoring API, and the Redis it stores in. */
+interface Observed {
+  base: URL;
+  redis: Redis;
+  namespace: string;
+  prefix: string;
+}
+
 /**
  * Milliseconds from `since` until the group has converged, or null after `limitMs`. Checked on
- * the members' side first (cheap), then confirmed from the coordinator's own monitoring views.
+ * the members' side first, then in the coordinator's ownership and target indexes in Redis
+ * (read directly, so polling does not load the coordinators under test), and finally confirmed
+ * once from the coordinator's own monitoring views.
  */
 async function waitConverged(
-  base: URL,
-  prefix: string,
+  at: Observed,
   members: RealMember[],
   since: number,
   limitMs: number,
 ): Promise<number | null> {
-  let lastServerCheck = 0;
+  let lastCheck = 0;
   let clientAt: number | null = null;
   for (;;) {
     const now = performance.now();
     if (now - since > limitMs) return null;
     if (clientSideConverged(members)) {
       clientAt ??= now;
-      if (now - lastServerCheck > 250) {
-        lastServerCheck = now;
-        if (await serverConverged(base, prefix, members)) {
-          if (process.env.BENCH_DEBUG)
-            console.error(
-              `converged: client-side after ${(clientAt - since).toFixed(0)} ms, confirmed after ${(performance.now() - since).toFixed(0)} ms`,
-            );
-          return performance.now() - since;
+      if (now - lastCheck > 100) {
+        lastCheck = now;
+        if (await redisConverged(at, members)) {
+          const doneAt = performance.now() - since;
+          if (await serverConverged(at.base, at.prefix, members)) {
+            if (process.env.BENCH_DEBUG)
+              console.error(
+                `converged: client-side after ${(clientAt - since).toFixed(0)} ms, in Redis after ${doneAt.toFixed(0)} ms`,
+              );
+            return doneAt;
+          }
         }
       }
     } else {
@@ -189,6 +208,34 @@ async function waitConverged(
   }
 }
 
+/**
+ * The coordinator's indexes in Redis: every member live, every target shard's ownership entry
+ * naming its target owner as current or granted holder, and no shard revoking.
+ */
+async function redisConverged(at: Observed, members: RealMember[]): Promise<boolean> {
+  const k = groupKeys(at.namespace, at.prefix, at.prefix);
+  const [owners, targets, statuses] = (await at.redis
+    .multi()
+    .hgetall(k.owners)
+    .hgetall(k.targets)
+    .hgetall(k.status)
+    .exec()
+    .then((r) => r?.map(([, v]) => v))) as Array<Record<string, string>>;
+  if (!owners || !targets || !statuses) return false;
+  if (members.some((m) => statuses[m.id] !== 'A')) return false;
+  if (Object.values(owners).some((o) => o.endsWith('|r'))) return false;
+  let covered = 0;
+  for (const m of members) {
+    for (const s of decodeShards(targets[m.id] ?? '') ?? []) {
+      const o = owners[String(s)];
+      if (o !== `${m.id}|c` && o !== `${m.id}|g`) return false;
+      covered++;
+    }
+  }
+  return covered === SHARDS;
+}
+
+/** Every member settled on its last answer, and together they hold every shard exactly once. */
 function clientSideConverged(members: RealMember[]): boolean {
   const seen = new Set<number>();
   for (const m of members) {

@@ -9,6 +9,7 @@ import { memberOps, ordered, type PlanOp } from '../core/commit-plan.js';
 import { type DueMember, maintain, nextTimerAt, tracksDeadline } from '../core/maintenance.js';
 import { assignableOf } from '../core/member-view.js';
 import { isLive } from '../core/model.js';
+import { assignmentQuietMs } from '../core/pacing.js';
 import { randomToken } from '../store/critical-section.js';
 import type { AssignmentRead, HeaderValues } from '../store/store.js';
 import type { Ctx } from './context.js';
@@ -71,7 +72,7 @@ export async function maintainMembers(
   if (ops.length === 0) return false;
   if (out.bumps > 0 || out.metadataBumps > 0) {
     ops.push(
-      { k: 'bump', group: out.bumps, metadata: out.bumps + out.metadataBumps },
+      { k: 'bump', group: out.bumps, metadata: out.bumps + out.metadataBumps, at: now },
       { k: 'touch', at: now },
     );
   }
@@ -136,7 +137,7 @@ export async function runAssignment(
         ? {
             k: 'release-lock',
             token,
-            ms: Math.max(assignmentCooldownMs(ctx), COOLDOWN_FACTOR * spentMs),
+            ms: Math.max(assignmentQuietMs(ctx.protocol), COOLDOWN_FACTOR * spentMs),
             unlessMovedFrom: before.groupEpoch,
           }
         : { k: 'release-lock', token, ms: 0 },
@@ -194,12 +195,7 @@ function roundOps(ctx: Ctx, read: AssignmentRead, token: string, now: number): P
       at === null ? { k: 'drop-deadline', member: id } : { k: 'deadline', member: id, at, ifAbsent: true },
     );
   }
-  ops.push({ k: 'assignment-epoch', value: round.assignmentEpoch }, { k: 'touch', at: now });
+  ops.push({ k: 'assignment-epoch', value: round.assignmentEpoch, at: now }, { k: 'touch', at: now });
   ctx.emit({ type: 'assignment', members: read.live.length, changed: Object.keys(round.changed).length });
   return ops;
-}
-
-/** How long a contended group waits between assignment rounds (a twelfth of the interval). */
-export function assignmentCooldownMs(ctx: Ctx): number {
-  return Math.max(10, Math.round(ctx.protocol.heartbeatIntervalMs / 12));
 }

@@ -19,10 +19,11 @@ import { heartbeatKey, steadyAnswer } from '../core/fast-path.js';
 import { withEpochsOf } from '../core/heartbeat.js';
 import type { HeartbeatInput, HeartbeatOutput } from '../core/heartbeat-types.js';
 import { decideGrant, decideHeartbeat, type MemberDecision } from '../core/member-heartbeat.js';
-import type { MemberView } from '../core/member-view.js';
+import type { GroupHeader, MemberView } from '../core/member-view.js';
 import { PROTOCOL_VERSION } from '../core/model.js';
+import { assignsAtOnce, headerAfterChange, roundDueAt, roundWaitMs } from '../core/pacing.js';
 import { loadUpgrading } from '../store/critical-section.js';
-import type { HeaderValues, MemberReadView, StreamPlan } from '../store/store.js';
+import type { MemberReadView, StreamPlan } from '../store/store.js';
 import { backoff, type Ctx } from './context.js';
 import { MAX_DUE, maintainMembers, runAssignment } from './group-steps.js';
 import { upgradeStream } from './upgrade.js';
@@ -89,7 +90,9 @@ export async function heartbeat(
       await maintainMembers(ctx, prefix, group, due, now, new Set([id]));
       continue;
     }
-    if (r.header.assignmentEpoch < r.header.groupEpoch && !assigned) {
+    // Someone else's change not yet assigned: this request runs the round once it is due.
+    const roundAt = roundDueAt(r.header, ctx.protocol, r.liveMembers);
+    if (roundAt !== null && now >= roundAt && !assigned) {
       assigned = true;
       if (await runAssignment(ctx, prefix, group, now)) continue;
     }
@@ -110,8 +113,20 @@ export async function heartbeat(
       // The joiner's epoch is the group epoch right after its own join (unique per join).
       response = { ...response, memberEpoch: Math.max(joinFloor(r), committed.groupEpoch) };
     }
-    if (decision.bumps > 0)
-      response = await afterMembershipChange(ctx, prefix, group, { ...decision, response }, committed, now);
+    if (decision.bumps > 0 && committed) {
+      const after = headerAfterChange(r.header, committed, now);
+      response = assignsAtOnce(r.header, ctx.protocol, r.liveMembers, now)
+        ? await afterMembershipChange(
+            ctx,
+            prefix,
+            group,
+            { ...decision, response },
+            after,
+            r.liveMembers,
+            now,
+          )
+        : coalesced({ ...decision, response }, after, ctx, r.liveMembers, now);
+    }
     if (r.head.resharding && passDue(r, decision, now)) await hooks.reshardingTouched(prefix, now);
     return answered(ctx, response);
   }
@@ -166,16 +181,34 @@ async function afterMembershipChange(
   prefix: string,
   group: string,
   decision: MemberDecision,
-  committed: HeaderValues | null | undefined,
+  committed: GroupHeader,
+  liveMembers: number,
   now: number,
 ): Promise<HeartbeatOutput> {
-  const header = (await runAssignment(ctx, prefix, group, now)) ?? committed ?? null;
-  if (!header) return decision.response;
+  const header = await runAssignment(ctx, prefix, group, now);
+  if (!header) return coalesced(decision, committed, ctx, liveMembers, now);
   if (decision.joined && header.assignmentEpoch >= header.groupEpoch) {
     const granted = await grantJoiner(ctx, prefix, group, decision.response.memberId, now);
     if (granted) return granted;
   }
   return withEpochsOf(decision.response, header);
+}
+
+/**
+ * The answer to a change whose round is left to later (coalesced with others, or run by another
+ * request): the group's epochs as committed, and a joiner told when its target will be there.
+ */
+function coalesced(
+  decision: MemberDecision,
+  header: GroupHeader,
+  ctx: Ctx,
+  liveMembers: number,
+  now: number,
+): HeartbeatOutput {
+  const response = withEpochsOf(decision.response, header);
+  if (!decision.joined) return response;
+  const wait = roundWaitMs(header, response.memberEpoch, ctx.protocol, liveMembers, now);
+  return { ...response, heartbeatIntervalMs: wait };
 }
 
 /** The second half of a join: the joiner's grant from its new target (PROTOCOL §3.3 steps 10–11). */
@@ -200,7 +233,7 @@ async function grantJoiner(
     });
     if (r.kind !== 'view') return null;
     const view = await viewOf(ctx, prefix, group, r);
-    const grant = decideGrant(view, ctx.protocol);
+    const grant = decideGrant(view, ctx.protocol, now);
     if (!grant) return null;
     const plan = heartbeatPlan(ctx, prefix, group, r, grant, view, null, now);
     if (!plan) return grant.response;
@@ -259,7 +292,8 @@ function heartbeatPlan(
       }),
     );
   }
-  if (decision.bumps > 0) writes.push({ k: 'bump', group: decision.bumps, metadata: decision.bumps });
+  if (decision.bumps > 0)
+    writes.push({ k: 'bump', group: decision.bumps, metadata: decision.bumps, at: now });
   if (decision.round !== undefined) {
     writes.push(
       { k: 'round-is', round: r.header.correction },

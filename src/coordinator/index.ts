@@ -99,11 +99,12 @@ export class Coordinator implements CoordinatorApi {
     return this.health.get();
   }
 
+  /** What a heartbeat calls back into (made once: the heartbeat path allocates as little as it can). */
+  private readonly heartbeatHooks = { reshardingTouched: (p: string, now: number) => this.lazyPass(p, now) };
+
   async heartbeat(prefix: string, group: string, input: HeartbeatInput): Promise<HeartbeatOutput> {
     try {
-      return await heartbeat(this.ctx, prefix, group, input, {
-        reshardingTouched: (p, now) => this.lazyPass(p, now),
-      });
+      return await heartbeat(this.ctx, prefix, group, input, this.heartbeatHooks);
     } catch (err) {
       this.ctx.emit({
         type: 'heartbeat',
@@ -170,14 +171,23 @@ export class Coordinator implements CoordinatorApi {
 
 /** The store with every method call counted (the sweep budgets its Redis round trips with it). */
 function countingStore(store: Store, count: () => void): Store {
+  // One wrapper per method function, made on first use (not a closure per call: heartbeats are
+  // hot); keyed by the function, so a method replaced later gets its own.
+  const wrappers = new WeakMap<object, unknown>();
   return new Proxy(store, {
     get(target, prop) {
       const v: unknown = Reflect.get(target, prop, target);
       if (typeof v !== 'function') return v;
-      return (...args: unknown[]) => {
-        count();
-        return (v as (...a: unknown[]) => unknown).apply(target, args);
-      };
+      let w = wrappers.get(v);
+      if (w === undefined) {
+        const method = v as (...a: unknown[]) => unknown;
+        w = (...args: unknown[]) => {
+          count();
+          return method.apply(target, args);
+        };
+        wrappers.set(v, w);
+      }
+      return w;
     },
   });
 }

@@ -31,7 +31,7 @@ export function streamChange(
     if (group !== 0 || metadata !== 0) {
       plan.groups.push({
         name,
-        ops: [{ k: 'group-exists' }, { k: 'bump', group, metadata }, { k: 'touch', at: now }],
+        ops: [{ k: 'group-exists' }, { k: 'bump', group, metadata, at: now }, { k: 'touch', at: now }],
       });
     }
   }

@@ -83,8 +83,13 @@ export type PlanOp =
   | { k: 'drop-deadline'; member: string }
   | { k: 'timer'; member: string; at: number }
   | { k: 'drop-timer'; member: string }
-  | { k: 'bump'; group: number; metadata: number }
-  | { k: 'assignment-epoch'; value: number }
+  /**
+   * Bumps the group epoch and metadata version; a group bump at `at` also records `at` as the
+   * time the oldest change not yet assigned was made, unless one is pending already.
+   */
+  | { k: 'bump'; group: number; metadata: number; at: number }
+  /** The epoch an assignment round assigned; changes made since (epoch still behind) count from `at`. */
+  | { k: 'assignment-epoch'; value: number; at: number }
   | { k: 'round'; round: CorrectionRound | null; freshAcks: boolean }
   | { k: 'ack'; member: string }
   | { k: 'touch'; at: number }

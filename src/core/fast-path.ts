@@ -22,14 +22,18 @@ import { sortedShards } from './shard-set.js';
 
 /** Canonical text of everything in a heartbeat that the fast path must match: memberId, epoch, metadataVersion, protocolVersion, memberName, capacity, sorted owned shards, revoking reports, progress shard set (shard+streamKey). NOT requestId, NOT progress ids/counts. */
 export function heartbeatKey(request: HeartbeatInput): string {
-  const revoking = [...request.revokingShards]
-    .map((r) => [r.shard, r.state, r.inFlight, r.ackedAt] as const)
-    .sort((a, b) => a[0] - b[0] || cmp(a[1], b[1]) || a[2] - b[2] || cmp(a[3] ?? '', b[3] ?? ''));
-  const progress = [
-    ...new Map(request.shardProgress.map((p) => [`${p.shard}\u0000${p.streamKey}`, p])).values(),
-  ]
-    .map((p) => [p.shard, p.streamKey] as const)
-    .sort((a, b) => a[0] - b[0] || cmp(a[1], b[1]));
+  const revoking =
+    request.revokingShards.length === 0
+      ? []
+      : [...request.revokingShards]
+          .map((r) => [r.shard, r.state, r.inFlight, r.ackedAt] as const)
+          .sort((a, b) => a[0] - b[0] || cmp(a[1], b[1]) || a[2] - b[2] || cmp(a[3] ?? '', b[3] ?? ''));
+  const progress =
+    request.shardProgress.length === 0
+      ? []
+      : [...new Map(request.shardProgress.map((p) => [`${p.shard}\u0000${p.streamKey}`, p])).values()]
+          .map((p) => [p.shard, p.streamKey] as const)
+          .sort((a, b) => a[0] - b[0] || cmp(a[1], b[1]));
   return JSON.stringify([
     'hb1',
     request.pathMemberId,

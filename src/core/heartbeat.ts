@@ -62,7 +62,7 @@ export function applyDecision(
   if (decision.bumps === 0) return decision.response;
   recomputeDraft(sv, draft, config, now);
   if (decision.joined) {
-    const grant = decideGrant(viewFromGroup(sv, draft, id), config);
+    const grant = decideGrant(viewFromGroup(sv, draft, id), config, now);
     if (grant) {
       if (grant.member) draft.members[id] = grant.member;
       return grant.response;

@@ -20,6 +20,7 @@ import {
   type ProtocolConfig,
   type ShardProgress,
 } from './model.js';
+import { headerAfterChange, pacedInterval, roundWaitMs } from './pacing.js';
 import { intersect, minus, sortedShards, union } from './shard-set.js';
 
 /** What a heartbeat decided: the answer and the member-level changes to commit. */
@@ -93,14 +94,14 @@ export function decideHeartbeat(
  * its grant (target minus blocked shards), with the epoch its join gave it (the second half of a
  * join, PROTOCOL §3.3 steps 10–11 after the reconcile of step 9).
  */
-export function decideGrant(view: MemberView, config: ProtocolConfig): MemberDecision | null {
+export function decideGrant(view: MemberView, config: ProtocolConfig, now: number): MemberDecision | null {
   const stored = view.member;
   if (!stored || !isLive(stored.state)) return null;
   const member: MemberRecord = { ...stored, metadataVersion: view.header.metadataVersion };
   const status = view.header.correction ? 'REVOKE_PENDING' : 'OK';
   const shown = grant(view, status, member.currentAssignment, member);
   const response = answer(status, view.header, member.memberId, member.memberEpoch, shown);
-  const paced = pacedInterval(config, view, shown, []);
+  const paced = pacedInterval(config, view, shown, [], now);
   if (paced !== undefined) response.heartbeatIntervalMs = paced;
   return { response, member, bumps: 0 };
 }
@@ -182,7 +183,7 @@ function normal(ctx: Ctx, stored: MemberRecord, leaving: boolean): MemberDecisio
   const status = settled.open ? 'REVOKE_PENDING' : 'OK';
   const shown = isLeaving ? grantNothing(member) : grant(view, status, member.currentAssignment, member);
   const response = answer(status, header, member.memberId, member.memberEpoch, shown);
-  const paced = pacedInterval(config, view, shown, owned);
+  const paced = pacedInterval(config, view, shown, owned, now);
   if (paced !== undefined) response.heartbeatIntervalMs = paced;
   const decision: MemberDecision = { response, member, bumps: leaving ? 1 : 0 };
   if (settled.round !== undefined) decision.round = settled.round;
@@ -216,8 +217,9 @@ function join(ctx: Ctx): MemberDecision {
     fence: null,
   };
   const response = answer('OK', header, member.memberId, member.memberEpoch);
-  // Its target comes with the next assignment round: come back soon.
-  response.heartbeatIntervalMs = pacedIntervalMs(config);
+  // Its target comes with the next assignment round: come back when that is due.
+  const after = headerAfterChange(view.header, header, now);
+  response.heartbeatIntervalMs = roundWaitMs(after, member.memberEpoch, config, view.liveMembers + 1, now);
   const decision: MemberDecision = { response, member, bumps: 1, joined: true };
   // The bump moves the version past any open round, which this discards.
   if (view.header.correction) decision.round = null;
@@ -242,7 +244,7 @@ function replayJoin(ctx: Ctx, stored: MemberRecord): MemberDecision {
   const member = renewed(stored, config, now);
   const shown = grant(view, 'OK', [], member);
   const response = answer('OK', view.header, member.memberId, member.memberEpoch, shown);
-  const paced = pacedInterval(config, view, shown, []);
+  const paced = pacedInterval(config, view, shown, [], now);
   if (paced !== undefined) response.heartbeatIntervalMs = paced;
   return { response, member, bumps: 0 };
 }
@@ -276,7 +278,7 @@ function syncMetadata(ctx: Ctx, stored: MemberRecord): MemberDecision {
   }
   const shown = grant(view, 'SYNC_METADATA', sortedShards(request.ownedShards), member);
   const response = answer('SYNC_METADATA', header, member.memberId, member.memberEpoch, shown);
-  const paced = pacedInterval(config, view, shown, request.ownedShards);
+  const paced = pacedInterval(config, view, shown, request.ownedShards, now);
   if (paced !== undefined) response.heartbeatIntervalMs = paced;
   const decision: MemberDecision = { response, member, bumps: 0 };
   if (round) decision.round = round;
@@ -421,35 +423,6 @@ function answer(
 
 function unchanged(response: HeartbeatOutput): MemberDecision {
   return { response, bumps: 0 };
-}
-
-/** The short interval a member with work in progress is asked to come back after (issue 10). */
-export function pacedIntervalMs(config: ProtocolConfig): number {
-  return Math.max(Math.min(100, config.heartbeatIntervalMs), Math.round(config.heartbeatIntervalMs / 6));
-}
-
-/**
- * Server-paced convergence: a member that waits for a shard (pending), must give shards up (it
- * reported shards it is no longer assigned), or holds more than a fair share of the group's
- * shards while others are live (a group that is growing: the next assignment round will take
- * some away, and other members wait for them), or has no target yet while the round that
- * includes it is due, comes back sooner than the configured interval.
- */
-function pacedInterval(
-  config: ProtocolConfig,
-  view: MemberView,
-  shown: AssignmentView,
-  reported: readonly number[],
-): number | undefined {
-  const assigned = new Set(shown.assigned);
-  const mustDrop = reported.some((s) => !assigned.has(s));
-  const live = Math.max(1, view.liveMembers);
-  const fairShare = Math.ceil((view.stream.shardCount + view.stream.extraAssignable.length) / live);
-  const overShare = live > 1 && shown.assigned.length > fairShare;
-  // A member without a target waits for the round that includes it (a join during a storm).
-  const waitingForTarget = view.target.length === 0 && view.header.assignmentEpoch < view.header.groupEpoch;
-  const paced = shown.pending.length > 0 || mustDrop || overShare || waitingForTarget;
-  return paced ? pacedIntervalMs(config) : undefined;
 }
 
 /** `REVOKED` with nothing in flight: the shard is released. */

@@ -24,6 +24,8 @@ export interface GroupHeader {
   correction: CorrectionRound | null;
   createdAt: number;
   updatedAt: number;
+  /** When the oldest change not yet assigned was made (absent: none, or not recorded). */
+  pendingSince?: number;
 }
 
 /** An open metadata-correction round; its acknowledged members are kept beside it. */

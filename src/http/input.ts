@@ -62,6 +62,9 @@ export async function readBodyBytes(req: Request, maxBytes: number): Promise<Uin
   return out;
 }
 
+/** Strict UTF-8 (a decode without `stream` keeps no state between calls, so one is shared). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** The body parsed as JSON (required, `application/json`, UTF-8, at most `maxBytes`). */
 export async function readJsonBody(c: Context, maxBytes: number): Promise<unknown> {
   const bytes = await readBodyBytes(c.req.raw, maxBytes);
@@ -72,7 +75,7 @@ export async function readJsonBody(c: Context, maxBytes: number): Promise<unknow
   }
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    text = UTF8.decode(bytes);
   } catch {
     throw invalidRequest(['body: is not valid UTF-8']);
   }

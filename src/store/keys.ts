@@ -27,7 +27,7 @@ export function streamKeys(ns: string, prefix: string): StreamKeys {
 
 /** Keys of one consumer group (layout 2), in the order the scripts take them. */
 export interface GroupKeys {
-  /** HASH group header: `ge` groupEpoch, `ae` assignmentEpoch, `mv` metadataVersion, `cr` open correction round (JSON), `ca`/`ua` created/updated. */
+  /** HASH group header: `ge` groupEpoch, `ae` assignmentEpoch, `mv` metadataVersion, `cr` open correction round (JSON), `ca`/`ua` created/updated, `pa` when the oldest change not yet assigned was made. */
   header: string;
   /** HASH member → `<rev>|<record JSON>`. */
   members: string;

@@ -168,6 +168,7 @@ export function decodeHeader(prefix: string, group: string, fields: Record<strin
     correction,
     createdAt: n('ca'),
     updatedAt: n('ua'),
+    ...(fields.pa !== undefined ? { pendingSince: n('pa') } : {}),
   };
 }
 

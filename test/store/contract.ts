@@ -420,7 +420,7 @@ export function defineStoreContract(name: string, make: () => Promise<ContractTa
                   ops: [
                     { k: 'group-exists' },
                     ...memberOps(id, null, member(id), { owners: new Map(), ...RETENTION, joinedFloor: 0 }),
-                    { k: 'bump', group: 1, metadata: 1 },
+                    { k: 'bump', group: 1, metadata: 1, at: T0 },
                   ],
                 },
               ],
@@ -609,7 +609,7 @@ export function defineStoreContract(name: string, make: () => Promise<ContractTa
           timers: [],
           assignmentDue: false,
         });
-        await commit(p, 1, [{ k: 'bump', group: 1, metadata: 1 }]);
+        await commit(p, 1, [{ k: 'bump', group: 1, metadata: 1, at: T0 }]);
         const probe = await t.store.probeStream(p, T0);
         expect(probe?.groups).toEqual([
           {
@@ -631,6 +631,25 @@ export function defineStoreContract(name: string, make: () => Promise<ContractTa
             roundOpen: false,
           },
         ]);
+      });
+
+      it('records when the oldest unassigned change was made, until a round assigns every change', async () => {
+        const p = uniquePrefix('pending');
+        await create(p);
+        const pendingSince = async () => (await view(p, 'nobody')).header.pendingSince;
+        expect(await pendingSince()).toBeUndefined();
+        await commit(p, 1, [{ k: 'bump', group: 1, metadata: 1, at: T0 + 10 }]);
+        // A later change keeps the oldest one's time.
+        await commit(p, 1, [{ k: 'bump', group: 1, metadata: 1, at: T0 + 20 }]);
+        expect(await pendingSince()).toBe(T0 + 10);
+        // A round that assigned only the first change: the rest counts from the round.
+        await commit(p, 1, [{ k: 'assignment-epoch', value: 2, at: T0 + 30 }]);
+        expect(await pendingSince()).toBe(T0 + 30);
+        await commit(p, 1, [{ k: 'assignment-epoch', value: 3, at: T0 + 40 }]);
+        expect(await pendingSince()).toBeUndefined();
+        // A metadata-only bump is no membership change.
+        await commit(p, 1, [{ k: 'bump', group: 0, metadata: 1, at: T0 + 50 }]);
+        expect(await pendingSince()).toBeUndefined();
       });
 
       it('takes a mutex, renews it for the same token (a resent acquire after a lost reply), refuses others, releases only its own', async () => {

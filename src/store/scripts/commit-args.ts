@@ -105,12 +105,12 @@ function encodeOp(op: PlanOp, g: number): string[] {
       return ['zr', G, op.member];
     case 'bump': {
       const out: string[] = [];
-      if (op.group !== 0) out.push('hi', G, 'ge', String(op.group));
+      if (op.group !== 0) out.push('hi', G, 'ge', String(op.group), 'hn', G, 'pa', ms(op.at));
       if (op.metadata !== 0) out.push('hi', G, 'mv', String(op.metadata));
       return out;
     }
     case 'assignment-epoch':
-      return ['hs', G, 'ae', String(op.value)];
+      return ['ae', G, String(op.value), ms(op.at)];
     case 'round':
       if (op.round === null) return ['hd', G, 'cr', 'ax', G];
       return [...(op.freshAcks ? ['ax', G] : []), 'hs', G, 'cr', encodeRound(op.round)];

@@ -14,7 +14,9 @@
  * ti member target · oi shard entry · om shard member (absent or that member's) · la member lease
  * (absent or ≤) · ri round · ki assignment-lock token. `-` stands for "absent".
  * Writes: sd doc head (rev+1) · sX delete stream · sp pass time · gc ge ae mv at (create header) ·
- * gX delete group · hi field n · hs field value · hd field · ms member value · mj member value
+ * gX delete group · hi field n · hs field value · hn field value (if absent) · hd field ·
+ * ae epoch at (the assignment epoch; `pa`, the oldest unassigned change, becomes at if the
+ * group epoch is still ahead, else is cleared) · ms member value · mj member value
  * floor (a joiner's record, its epoch set to max(floor, the group epoch after this commit)) · md member ·
  * ss member status · ts/td member target · os shard entry · or shard member (delete if its) ·
  * ls member lease (GT) · lr member · vs member at progress ('' keeps the stored progress) ·
@@ -29,7 +31,7 @@ import { GROUP_KEY_PARTS } from '../keys.js';
 import type { LuaScript } from './lua-script.js';
 
 const lua = `local arity = { sx = 0, sr = 1, s1 = 1, ge = 0, gn = 0, rr = 2, ti = 2, oi = 2, om = 2, la = 2, ri = 1, ki = 1,
-  sd = 2, sX = 0, sp = 1, gc = 4, gX = 0, hi = 2, hs = 2, hd = 1, ms = 2, mj = 3, md = 1, ss = 2, ts = 2, td = 1,
+  sd = 2, sX = 0, sp = 1, gc = 4, gX = 0, hi = 2, hs = 2, hn = 2, hd = 1, ae = 2, ms = 2, mj = 3, md = 1, ss = 2, ts = 2, td = 1,
   os = 2, ['or'] = 2, kr = 2, kc = 3, ls = 2, lr = 1, vs = 3, ds = 2, dn = 2, dr = 1, zs = 2, zr = 1, as = 1, ax = 0, fs = 2 }
 local check = { sx = true, sr = true, s1 = true, ge = true, gn = true, rr = true, ti = true, oi = true, om = true,
   la = true, ri = true, ki = true }
@@ -145,6 +147,15 @@ for _, op in ipairs(ops) do
     redis.call('HINCRBY', K(g, 1), op[1], op[2])
   elseif c == 'hs' then
     redis.call('HSET', K(g, 1), op[1], op[2])
+  elseif c == 'hn' then
+    redis.call('HSETNX', K(g, 1), op[1], op[2])
+  elseif c == 'ae' then
+    redis.call('HSET', K(g, 1), 'ae', op[1])
+    if tonumber(redis.call('HGET', K(g, 1), 'ge')) > tonumber(op[1]) then
+      redis.call('HSET', K(g, 1), 'pa', op[2])
+    else
+      redis.call('HDEL', K(g, 1), 'pa')
+    end
   elseif c == 'hd' then
     redis.call('HDEL', K(g, 1), op[1])
   elseif c == 'ms' then
@@ -242,4 +253,4 @@ return out
 `;
 
 /** Checks, then writes, of one plan (see the header comment). */
-export const COMMIT: LuaScript = { name: 'commit', lua, sha1: 'd78237448d5a45c341f02ba41a22e52a81048d46' };
+export const COMMIT: LuaScript = { name: 'commit', lua, sha1: 'b1db4aa462b50e9dc72548a1b6d48e11b4843426' };

@@ -94,7 +94,7 @@ export function encodeMemberRead(ns: string, req: MemberReadRequest): ScriptCall
     String(Math.floor(req.leaseExpiresAt)),
     req.progressJson,
     String(req.maxDue),
-    ...[...new Set(req.shards)].map(String),
+    req.shards.join(','),
   ]);
 }
 
@@ -168,14 +168,28 @@ export function encodeLoad(ns: string, prefix: string, groups: string[] | 'all')
   return { keys, args: ['named', ...new Set(groups)] };
 }
 
-/** Assembles one group document from its stored parts. */
-function assembleGroup(prefix: string, name: string, parts: unknown[]): GroupDoc {
+/** Members decoded between two yields to the event loop while a whole group is assembled. */
+const MEMBERS_PER_SLICE = 128;
+
+/**
+ * Lets other requests run: a whole group of thousands of members takes tens of milliseconds to
+ * decode, which heartbeats on the same instance must not wait behind (issue 10).
+ */
+const yieldToLoop: () => Promise<void> =
+  typeof setImmediate === 'function'
+    ? () => new Promise((resolve) => setImmediate(resolve))
+    : () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** Assembles one group document from its stored parts, yielding between slices of members. */
+async function assembleGroup(prefix: string, name: string, parts: unknown[]): Promise<GroupDoc> {
   const header = decodeHeader(prefix, name, fieldsOf(parts[2]));
   const leases = new Map(pairs(parts[5]).map(([m, s]) => [m, Number(s)]));
   const deadlines = new Map(pairs(parts[7]).map(([m, s]) => [m, Number(s)]));
   const members: GroupDoc['members'] = {};
   const live = new Map(pairs(parts[6]).map(([m, text]) => [m, parseLiveEntry(prefix, name, text)]));
+  let decoded = 0;
   for (const [id, text] of pairs(parts[3])) {
+    if (++decoded % MEMBERS_PER_SLICE === 0) await yieldToLoop();
     const entry = live.get(id);
     const m = merged(
       decodeMember(prefix, name, id, text),
@@ -208,11 +222,11 @@ function assembleGroup(prefix: string, name: string, parts: unknown[]): GroupDoc
 }
 
 /** Turns the load script's reply into a snapshot (null when the stream does not exist). */
-export function decodeLoadReply(
+export async function decodeLoadReply(
   prefix: string,
   reply: unknown,
   requested: string[] | 'all',
-): StreamSnapshot | null {
+): Promise<StreamSnapshot | null> {
   const a = list(reply);
   const code = Number(a[0]);
   if (code === -1)
@@ -239,7 +253,7 @@ export function decodeLoadReply(
       continue;
     }
     if (!stream.groups.includes(name)) continue;
-    groups[name] = assembleGroup(prefix, name, parts);
+    groups[name] = await assembleGroup(prefix, name, parts);
   }
   return { revision, stream, groups };
 }
