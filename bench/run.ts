@@ -68,29 +68,12 @@ function heartbeatTables(rows: HeartbeatBenchRow[]): string {
       r.rps.length,
     ]),
   );
-  const conv = table(
-    [
-      'members × shards',
-      'rounds to first stable',
-      'join → all held (intervals)',
-      'leave → all held (intervals)',
-    ],
-    rows.map((r) => [
-      `${r.members} × 1024`,
-      r.initialRounds,
-      r.joinIntervals.toFixed(2),
-      r.leaveIntervals.toFixed(2),
-    ]),
-  );
   return [
     '### Steady-state heartbeat cost (INFO commandstats / net bytes; round trips counted at the client)',
     cost,
     '',
     '### Heartbeat throughput over HTTP (load from a separate process, 16 connections, 3 s per trial)',
     tput,
-    '',
-    '### Convergence (simulated clock; one heartbeat per member per 3 s interval)',
-    conv,
   ].join('\n');
 }
 
