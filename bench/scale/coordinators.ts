@@ -18,6 +18,24 @@ export interface CoordinatorProcess {
   stop(): Promise<void>;
 }
 
+/** Coordinator processes still running: killed if the bench itself exits or is interrupted. */
+const running = new Set<ChildProcess>();
+let reaperInstalled = false;
+
+function reapOnExit(): void {
+  if (reaperInstalled) return;
+  reaperInstalled = true;
+  process.once('exit', () => {
+    for (const c of running) c.kill('SIGKILL');
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      for (const c of running) c.kill('SIGKILL');
+      process.exit(130);
+    });
+  }
+}
+
 /** Starts a coordinator on a free loopback port and waits until it answers. */
 export async function startCoordinator(
   redisUrl: string,
@@ -39,6 +57,9 @@ export async function startCoordinator(
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  reapOnExit();
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const url = new URL(`http://127.0.0.1:${port}`);
   const deadline = Date.now() + 30_000;
   for (;;) {

@@ -179,7 +179,7 @@ function roundOps(ctx: Ctx, read: AssignmentRead, token: string, now: number): P
     {
       live: read.live,
       assignable: assignableOf(read.head),
-      previous: Object.fromEntries(read.targets),
+      previous: read.targets,
       held: (id) => held.get(id) ?? [],
       deadline: (id) => read.deadlines.get(id) ?? null,
       groupEpoch: read.header.groupEpoch,
@@ -188,7 +188,7 @@ function roundOps(ctx: Ctx, read: AssignmentRead, token: string, now: number): P
     now,
   );
   const ops: PlanOp[] = [{ k: 'token-is', token }];
-  for (const [id, t] of Object.entries(round.changed)) ops.push({ k: 'target', member: id, target: t });
+  for (const [id, t] of round.changed) ops.push({ k: 'target', member: id, target: t });
   for (const id of round.removed) ops.push({ k: 'delete-target', member: id });
   for (const [id, at] of round.deadlines) {
     ops.push(
@@ -196,6 +196,6 @@ function roundOps(ctx: Ctx, read: AssignmentRead, token: string, now: number): P
     );
   }
   ops.push({ k: 'assignment-epoch', value: round.assignmentEpoch, at: now }, { k: 'touch', at: now });
-  ctx.emit({ type: 'assignment', members: read.live.length, changed: Object.keys(round.changed).length });
+  ctx.emit({ type: 'assignment', members: read.live.length, changed: round.changed.size });
   return ops;
 }

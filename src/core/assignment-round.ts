@@ -5,7 +5,7 @@
  * It runs only when membership or the assignable set changed (the group epoch moved past the
  * assignment epoch), never per heartbeat, and its result names only the targets that changed.
  */
-import { computeTargetAssignment } from './assignment.js';
+import { targetAssignment } from './assignment.js';
 import type { ProtocolConfig } from './model.js';
 import { minus, sameShards } from './shard-set.js';
 
@@ -16,7 +16,7 @@ export interface AssignmentInput {
   /** Shards targets may contain (sorted). */
   assignable: readonly number[];
   /** Stored targets by member (members that are no longer live included). */
-  previous: Readonly<Record<string, readonly number[]>>;
+  previous: ReadonlyMap<string, readonly number[]>;
   /** Shards a live member holds as current or revoking (what it would have to release). */
   held(memberId: string): readonly number[];
   /** A live member's rebalance deadline (null = none). */
@@ -24,12 +24,12 @@ export interface AssignmentInput {
   groupEpoch: number;
 }
 
-/** A round's result. */
+/** A round's result (maps in member id order: large groups have thousands of members). */
 export interface AssignmentRound {
   /** Every live member's new target. */
-  targets: Record<string, number[]>;
+  targets: Map<string, number[]>;
   /** Targets to write (changed or new). */
-  changed: Record<string, number[]>;
+  changed: Map<string, number[]>;
   /** Members whose stored target is dropped (no longer live). */
   removed: string[];
   assignmentEpoch: number;
@@ -43,21 +43,17 @@ export function assignmentRound(
   config: ProtocolConfig,
   now: number,
 ): AssignmentRound {
-  const previous: Record<string, number[]> = {};
-  for (const [id, t] of Object.entries(input.previous)) previous[id] = [...t];
-  const targets = computeTargetAssignment([...input.live], [...input.assignable], previous);
-  const changed: Record<string, number[]> = {};
-  for (const [id, t] of Object.entries(targets)) {
-    const before = input.previous[id];
-    if (!before || !sameShards(before, t)) changed[id] = t;
-  }
-  const removed = Object.keys(input.previous).filter((id) => !(id in targets));
+  const targets = targetAssignment(input.live, input.assignable, (id) => input.previous.get(id));
+  const changed = new Map<string, number[]>();
   const deadlines = new Map<string, number | null>();
-  for (const [id, t] of Object.entries(targets)) {
+  for (const [id, t] of targets) {
+    const before = input.previous.get(id);
+    if (!before || !sameShards(before, t)) changed.set(id, t);
     const release = minus(input.held(id), t);
     const deadline = input.deadline(id);
     if (release.length === 0 && deadline !== null) deadlines.set(id, null);
     else if (release.length > 0 && deadline === null) deadlines.set(id, now + config.rebalanceTimeoutMs);
   }
+  const removed = [...input.previous.keys()].filter((id) => !targets.has(id));
   return { targets, changed, removed, assignmentEpoch: input.groupEpoch, deadlines };
 }

@@ -15,8 +15,23 @@ export function computeTargetAssignment(
   shards: number[],
   previous: Record<string, number[]>,
 ): Record<string, number[]> {
+  const out: Record<string, number[]> = {};
+  for (const [m, t] of targetAssignment(liveMemberIds, shards, (id) => previous[id])) out[m] = t;
+  return out;
+}
+
+/**
+ * `computeTargetAssignment` over a lookup of previous targets, as a map in member id order —
+ * what large groups use: records of thousands of keys are slow to build and walk.
+ */
+export function targetAssignment(
+  liveMemberIds: readonly string[],
+  shards: readonly number[],
+  previousOf: (memberId: string) => readonly number[] | undefined,
+): Map<string, number[]> {
   const members = [...new Set(liveMemberIds)].sort(compareIds);
-  if (members.length === 0) return {};
+  const result = new Map<string, number[]>();
+  if (members.length === 0) return result;
   const all = sortedShards(shards);
   const assignable = new Set(all);
 
@@ -25,7 +40,7 @@ export function computeTargetAssignment(
   const kept = new Map<string, number[]>(members.map((m) => [m, []]));
   const owner = new Map<number, string>();
   for (const m of members) {
-    for (const s of sortedShards(previous[m] ?? [])) {
+    for (const s of sortedShards(previousOf(m) ?? [])) {
       if (assignable.has(s) && !owner.has(s)) {
         owner.set(s, m);
         kept.get(m)!.push(s);
@@ -34,7 +49,6 @@ export function computeTargetAssignment(
   }
 
   const quota = quotas(members, all.length, kept);
-  const result = new Map<string, number[]>();
   for (const m of members) {
     const mine = kept.get(m)!;
     const q = quota.get(m)!;
@@ -52,18 +66,19 @@ export function computeTargetAssignment(
     const load = result.get(m)!.length;
     if (load < quota.get(m)!) receivers.push({ id: m, load });
   }
+  const received = new Set<string>();
   for (const s of all) {
     if (owner.has(s)) continue;
     // Quotas add up to the shard count, so a free slot always exists.
     const r = receivers.pop()!;
     result.get(r.id)!.push(s);
     owner.set(s, r.id);
+    received.add(r.id);
     if (r.load + 1 < quota.get(r.id)!) receivers.push({ id: r.id, load: r.load + 1 });
   }
-
-  const out: Record<string, number[]> = {};
-  for (const m of members) out[m] = sortedShards(result.get(m)!);
-  return out;
+  // Kept shards were ascending; a member that received free shards may now be out of order.
+  for (const m of received) result.set(m, sortedShards(result.get(m)!));
+  return result;
 }
 
 /** Per-member target sizes: ⌊S/n⌋, plus one for the S mod n members keeping the most shards. */

@@ -99,7 +99,7 @@ export function recomputeDraft(sv: StreamView, draft: GroupDoc, config: Protocol
     {
       live,
       assignable: assignableOf(sv),
-      previous: draft.targetAssignments,
+      previous: new Map(Object.entries(draft.targetAssignments)),
       held: (id) => {
         const m = draft.members[id]!;
         return union(m.currentAssignment, m.revoking);
@@ -110,7 +110,7 @@ export function recomputeDraft(sv: StreamView, draft: GroupDoc, config: Protocol
     config,
     now,
   );
-  draft.targetAssignments = round.targets;
+  draft.targetAssignments = Object.fromEntries(round.targets);
   draft.assignmentEpoch = round.assignmentEpoch;
   for (const [id, at] of round.deadlines) {
     const m = draft.members[id];

@@ -36,10 +36,11 @@ export function assignmentMaxDelayMs(config: ProtocolConfig): number {
 const SPREAD_MS_PER_CHANGE = 2;
 
 /**
- * Live members from which a group's changes are coalesced. Below, a round costs well under a
- * millisecond and moves a few shards: each change is assigned at once, as the reference does.
+ * Live members from which a group's changes are coalesced. Below, a round costs about a
+ * millisecond and a join moves a few shards: each change is assigned at once (as the reference
+ * does), which converges a small group fastest.
  */
-export const COALESCE_FROM_MEMBERS = 64;
+export const COALESCE_FROM_MEMBERS = 256;
 
 /**
  * When the round for the group's unassigned changes is due: in a group of `liveMembers` at
