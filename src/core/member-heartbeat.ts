@@ -5,6 +5,8 @@
  * members' rebalance deadlines — happen before (maintenance) and after (assignment round) this
  * decision, never inside it.
  */
+
+import { answer, grant, grantNothing, rejected } from './heartbeat-answer.js';
 import type { HeartbeatInput, HeartbeatOutput, RevokeReport } from './heartbeat-types.js';
 import {
   type CorrectionRound,
@@ -351,74 +353,6 @@ function settleRound(
 function authorityOf(view: MemberView, member: MemberRecord, target: readonly number[]): number[] {
   const claimable = target.filter((s) => isConsumable(view.stream, s) && !view.blockedByOther(s));
   return union(member.currentAssignment, member.revoking, member.grantedAssignment, claimable);
-}
-
-/** Assigned and pending shards of one answer. */
-export interface AssignmentView {
-  assigned: number[];
-  pending: number[];
-}
-
-/**
- * The view of PROTOCOL §3.6 for `status`, recorded as the member's grant (`member` is the
- * decision's own copy). `keep` is the set the member may keep under SYNC_METADATA (its report)
- * or REVOKE_PENDING (its current set); OK grants the whole unblocked assignable target.
- */
-function grant(
-  view: MemberView,
-  status: 'OK' | 'SYNC_METADATA' | 'REVOKE_PENDING',
-  keep: readonly number[],
-  member: MemberRecord,
-): AssignmentView {
-  const target = view.target.filter((s) => isAssignable(view.stream, s));
-  const free = target.filter((s) => !view.blockedByOther(s));
-  const assigned = status === 'OK' ? sortedShards(free) : intersect(keep, free);
-  member.grantedAssignment = assigned;
-  return { assigned, pending: minus(target, assigned) };
-}
-
-function grantNothing(member: MemberRecord): AssignmentView {
-  member.grantedAssignment = [];
-  return { assigned: [], pending: [] };
-}
-
-/** Rejected answer: the request's epoch, zero group epochs and versions, empty assignment. */
-function rejected(
-  status: 'UNSUPPORTED_PROTOCOL' | 'INVALID_REQUEST' | 'UNKNOWN_MEMBER_ID',
-  request: HeartbeatInput,
-): HeartbeatOutput {
-  return {
-    status,
-    memberId: request.memberId,
-    memberEpoch: request.memberEpoch,
-    groupEpoch: 0,
-    assignmentEpoch: 0,
-    metadataVersion: 0,
-    assignedShards: [],
-    pendingShards: [],
-    assignmentMetadataVersion: 0,
-  };
-}
-
-/** A group-scoped answer with the header's epochs and version. */
-function answer(
-  status: HeartbeatOutput['status'],
-  h: GroupHeader,
-  memberId: string,
-  memberEpoch: number,
-  shown: AssignmentView = { assigned: [], pending: [] },
-): HeartbeatOutput {
-  return {
-    status,
-    memberId,
-    memberEpoch,
-    groupEpoch: h.groupEpoch,
-    assignmentEpoch: h.assignmentEpoch,
-    metadataVersion: h.metadataVersion,
-    assignedShards: shown.assigned,
-    pendingShards: shown.pending,
-    assignmentMetadataVersion: h.metadataVersion,
-  };
 }
 
 function unchanged(response: HeartbeatOutput): MemberDecision {

@@ -13,7 +13,7 @@
  *   without a target comes back when the round is due, at its own place in the queue of changes
  *   the round takes in, so the answers a round makes possible arrive spread out, not at once.
  */
-import type { AssignmentView } from './member-heartbeat.js';
+import type { AssignmentView } from './heartbeat-answer.js';
 import type { GroupHeader, MemberView } from './member-view.js';
 import type { ProtocolConfig } from './model.js';
 

@@ -140,17 +140,22 @@ end
 for part in string.gmatch(ARGV[8] or '', '%d+') do
   add(tonumber(part))
 end
-local entries = {}
-for from = 1, #shards, 500 do
-  local chunk = {}
-  for i = from, math.min(#shards, from + 499) do
-    chunk[#chunk + 1] = shards[i]
+-- HMGET of many fields, 500 at a time (unpack has a stack limit).
+local function hmget(key, fields)
+  local out = {}
+  for from = 1, #fields, 500 do
+    local chunk = {}
+    for i = from, math.min(#fields, from + 499) do
+      chunk[#chunk + 1] = fields[i]
+    end
+    local got = redis.call('HMGET', key, unpack(chunk))
+    for i = 1, #chunk do
+      out[#out + 1] = got[i]
+    end
   end
-  local got = redis.call('HMGET', K[6], unpack(chunk))
-  for i = 1, #chunk do
-    entries[#entries + 1] = got[i]
-  end
+  return out
 end
+local entries = hmget(K[6], shards)
 local seen = {}
 local holders = {}
 for i = 1, #shards do
@@ -160,17 +165,7 @@ for i = 1, #shards do
     holders[#holders + 1] = id
   end
 end
-local statuses = {}
-for from = 1, #holders, 500 do
-  local chunk = {}
-  for i = from, math.min(#holders, from + 499) do
-    chunk[#chunk + 1] = holders[i]
-  end
-  local got = redis.call('HMGET', K[4], unpack(chunk))
-  for i = 1, #chunk do
-    statuses[#statuses + 1] = got[i]
-  end
-end
+local statuses = hmget(K[4], holders)
 local _, at = liveAt(redis.call('HGET', K[8], m))
 local acked, acks = 0, 0
 if hf.cr then
@@ -187,5 +182,5 @@ return { 1, s[1], s[2], h, rec or false, tgt or false, lease or false, at or fal
 export const MEMBER_READ: LuaScript = {
   name: 'member-read',
   lua,
-  sha1: '2d97d6e641d8f693f914143075e7fc9242c874ec',
+  sha1: '1c206223fa8481838c7f22892205d2cd6b90fcf9',
 };
