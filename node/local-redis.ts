@@ -1,19 +1,20 @@
 /**
- * `npm start` convenience: when nothing answers at a loopback REDIS_URL, run a private
- * redis-server for this run instead of failing (never for remote URLs or Cluster mode, where a
- * silent substitute would hide an outage).
+ * The quick start's Redis: with neither REDIS_URL nor REDIS_CLUSTER_NODES set, `npm start` runs a
+ * private, throw-away redis-server for this run. An explicit URL is never substituted, even when
+ * nothing answers there: a silent empty Redis next to a sibling serving the real one is a split
+ * brain. The coordinator then starts not-ready and keeps reconnecting.
  */
-import type { CoordinatorConfig } from '../src/config.js';
+import { ConfigError, type CoordinatorConfig } from '../src/config.js';
 import type { LogFn } from './logger.js';
-import { canConnect, isLoopbackHost, redisAddress } from './net.js';
 import { findOnPath, type PrivateRedis, startPrivateRedis } from './private-redis.js';
 
 /** Raised when a private Redis is needed but `redis-server` is not installed. */
 export class RedisMissingError extends Error {
-  constructor(url: string) {
+  constructor() {
     super(
-      `nothing answers at ${url} and redis-server is not on PATH. Install one ` +
-        '(Debian/Ubuntu: apt-get install redis-server) or set REDIS_URL to a running Redis.',
+      'no Redis is configured and redis-server is not on PATH. Set REDIS_URL to a running Redis ' +
+        '(or REDIS_CLUSTER_NODES), or install redis-server (Debian/Ubuntu: apt-get install redis-server) ' +
+        'to let the coordinator run a private one for development.',
     );
     this.name = 'RedisMissingError';
   }
@@ -25,29 +26,31 @@ export interface LocalRedis {
   privateRedis: PrivateRedis | null;
 }
 
+/** The log line that announces a private Redis (tests and operators look for it). */
+export const PRIVATE_REDIS_WARNING =
+  'no REDIS_URL or REDIS_CLUSTER_NODES set: started a private redis-server for this run; its data is gone when the coordinator stops (set REDIS_URL for real use, COORDINATOR_DEV_REDIS=false to refuse)';
+
 /**
- * Returns `config` unchanged when Redis answers (or is remote / Cluster); otherwise starts a
- * private Redis under `dataDir` and returns a config pointing at it.
+ * Returns `config` unchanged when Redis is configured; otherwise starts a private Redis under
+ * `dataDir` (or refuses, with COORDINATOR_DEV_REDIS=false) and returns a config pointing at it.
  */
 export async function ensureLocalRedis(
   config: CoordinatorConfig,
   opts: { dataDir: string; log: LogFn; pathVar?: string },
 ): Promise<LocalRedis> {
-  if (config.redisClusterNodes.length > 0) return { config, privateRedis: null };
-  const addr = redisAddress(config.redisUrl);
-  if (!addr || !isLoopbackHost(addr.host) || (await canConnect(addr.host, addr.port, 500))) {
-    return { config, privateRedis: null };
+  if (config.redisExplicit) return { config, privateRedis: null };
+  if (!config.devRedis) {
+    throw new ConfigError(
+      'invalid configuration: REDIS_URL: not set (nor REDIS_CLUSTER_NODES), and COORDINATOR_DEV_REDIS=false forbids a private development Redis',
+    );
   }
   const binary = findOnPath('redis-server', opts.pathVar);
-  if (!binary) throw new RedisMissingError(config.redisUrl);
+  if (!binary) throw new RedisMissingError();
   const privateRedis = await startPrivateRedis({ binary, baseDir: opts.dataDir });
-  // Keep the logical database of the configured URL; the private server has no password.
-  const db = new URL(config.redisUrl).pathname.match(/^\/(\d+)$/)?.[1];
-  const redisUrl = db ? `${privateRedis.url}/${db}` : privateRedis.url;
-  opts.log('info', `nothing answers at ${config.redisUrl}: started a private redis-server for this run`, {
-    url: redisUrl,
+  opts.log('warn', PRIVATE_REDIS_WARNING, {
+    url: privateRedis.url,
     pid: privateRedis.pid,
     dir: privateRedis.dir,
   });
-  return { config: { ...config, redisUrl }, privateRedis };
+  return { config: { ...config, redisUrl: privateRedis.url }, privateRedis };
 }

@@ -16,18 +16,6 @@ export function isLoopbackHost(host: string): boolean {
   return h.startsWith('::ffff:127.');
 }
 
-/** Host and port of a `redis://` / `rediss://` URL, or null when it cannot be parsed. */
-export function redisAddress(url: string): { host: string; port: number } | null {
-  try {
-    const u = new URL(url);
-    if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') return null;
-    const host = u.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1';
-    return { host, port: u.port ? Number(u.port) : 6379 };
-  } catch {
-    return null;
-  }
-}
-
 /** Resolves true when a TCP connection to host:port opens within `timeoutMs`. */
 export function canConnect(host: string, port: number, timeoutMs = 500): Promise<boolean> {
   return new Promise((resolve) => {

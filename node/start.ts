@@ -1,19 +1,22 @@
 /**
- * `npm start`: parse env, make sure a Redis answers (private one if needed), serve, and on
- * SIGTERM/SIGINT drain and exit 0. Exit 2 = invalid configuration, 1 = could not start.
+ * `npm start`: parse env, run a private Redis if none is configured, serve, and on SIGTERM/SIGINT
+ * drain and exit 0. Exit 2 = invalid configuration, 1 = could not start.
  */
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { ConfigError, type CoordinatorConfig, parseConfig } from '../src/config.js';
 import { ensureLocalRedis, RedisMissingError } from './local-redis.js';
-import { createLogger, isLogLevel } from './logger.js';
+import { createLogger, isLogLevel, type LogFn } from './logger.js';
 import { assertOpenModeBindable } from './open-mode.js';
 import type { PrivateRedis } from './private-redis.js';
 import { redactUrl } from './redact.js';
 import { type RunningServer, startServer } from './server.js';
 
-const log = createLogger({ level: isLogLevel(process.env.LOG_LEVEL) ? process.env.LOG_LEVEL : 'info' });
+// Until the configuration is read (an invalid LOG_LEVEL is refused there), log at info.
+let log: LogFn = createLogger({ level: isLogLevel(process.env.LOG_LEVEL) ? process.env.LOG_LEVEL : 'info' });
 const SHUTDOWN_LIMIT_MS = 20_000;
-const DATA_DIR = fileURLToPath(new URL('../.data/redis', import.meta.url));
+// The private development Redis lives under the working directory (the repository for `npm
+// start`), never inside an installed package.
+const DATA_DIR = join(process.cwd(), '.data', 'redis');
 
 let privateRedis: PrivateRedis | null = null;
 let server: RunningServer | null = null;
@@ -36,6 +39,7 @@ async function main(): Promise<void> {
   let config: CoordinatorConfig;
   try {
     config = parseConfig(process.env);
+    log = createLogger({ level: config.logLevel });
     // Refuse a public bind before starting anything (a private Redis included).
     assertOpenModeBindable(config);
   } catch (err) {

@@ -11,12 +11,47 @@ const bool = z
 
 const intIn = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
+/**
+ * A duration in plain milliseconds. Units are refused with a message that says so: `15s` would
+ * otherwise read as "expected number, received NaN".
+ */
+const msIn = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(
+      /^\d+$/,
+      'expected a whole number of milliseconds (e.g. 15000); units such as "15s" are not accepted',
+    )
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+/** Severities the loggers know, lowest first. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+
+/** A `redis://` or `rediss://` URL with a host; the message never echoes the URL (it may hold a password). */
+const redisUrl = z
+  .string()
+  .refine(isRedisUrl, 'expected a redis:// or rediss:// URL with a host, e.g. redis://127.0.0.1:6379');
+
+function isRedisUrl(raw: string): boolean {
+  try {
+    const u = new URL(raw);
+    return (u.protocol === 'redis:' || u.protocol === 'rediss:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** Where the quick start's Redis is when REDIS_URL is not set (a private server replaces it). */
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
 /** Environment variable names and their validation. */
 export const configSchema = z
   .object({
     PORT: intIn(0, 65535).default(8080),
     HOST: z.string().min(1).default('127.0.0.1'),
-    REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
+    REDIS_URL: redisUrl.optional(),
     /** Comma-separated `host:port` seeds; when set the store runs in Redis Cluster mode. */
     REDIS_CLUSTER_NODES: z
       .string()
@@ -37,18 +72,18 @@ export const configSchema = z
       .regex(/^[^{}\s]+$/, 'no braces or spaces')
       .default('rsc'),
     COORDINATOR_ID: z.string().min(1).max(128).default('local-coordinator'),
-    COORDINATOR_HEARTBEAT_INTERVAL_MS: intIn(50, 600_000).default(3000),
-    COORDINATOR_MEMBER_LEASE_TTL_MS: intIn(100, 3_600_000).default(15000),
-    COORDINATOR_REBALANCE_TIMEOUT_MS: intIn(100, 86_400_000).default(60000),
-    COORDINATOR_STALE_MEMBER_RETENTION_MS: intIn(0, 30 * 86_400_000).default(600000),
+    COORDINATOR_HEARTBEAT_INTERVAL_MS: msIn(50, 600_000).default(3000),
+    COORDINATOR_MEMBER_LEASE_TTL_MS: msIn(100, 3_600_000).default(15000),
+    COORDINATOR_REBALANCE_TIMEOUT_MS: msIn(100, 86_400_000).default(60000),
+    COORDINATOR_STALE_MEMBER_RETENTION_MS: msIn(0, 30 * 86_400_000).default(600000),
     COORDINATOR_DEFAULT_SHARD_COUNT: intIn(1, 16384).default(12),
     COORDINATOR_MAX_SHARD_COUNT: intIn(1, 16384).default(1024),
     COORDINATOR_PROVISIONING: bool.default(true),
-    COORDINATOR_SWEEP_INTERVAL_MS: intIn(50, 3_600_000).default(1000),
+    COORDINATOR_SWEEP_INTERVAL_MS: msIn(50, 3_600_000).default(1000),
     /** Maximum accepted request body, bytes. */
     COORDINATOR_MAX_BODY_BYTES: intIn(1024, 16 * 1024 * 1024).default(64 * 1024),
     /** How long a request waits for the per-stream mutex before answering 503. */
-    COORDINATOR_LOCK_WAIT_MS: intIn(0, 60_000).default(5000),
+    COORDINATOR_LOCK_WAIT_MS: msIn(0, 60_000).default(5000),
     /** Admin principal (all roles); @default 'admin' when a password or hash is set. */
     COORDINATOR_ADMIN_USERNAME: z.string().optional(),
     /** Plaintext admin password. No default: without credentials the service runs open. */
@@ -66,6 +101,13 @@ export const configSchema = z
     COORDINATOR_OPEN_MODE: bool.default(false),
     /** Admin mutations per principal, stream and group per minute; 0 = off. @default 0 */
     COORDINATOR_RATE_LIMIT_ADMIN_MUTATIONS_PER_MINUTE: intIn(0, 1_000_000).default(0),
+    /**
+     * With neither REDIS_URL nor REDIS_CLUSTER_NODES set, `npm start` runs a private, throw-away
+     * redis-server; `false` refuses to start instead. Never used for an explicit URL. @default true
+     */
+    COORDINATOR_DEV_REDIS: bool.default(true),
+    /** `debug`, `info`, `warn` or `error`. @default 'info' */
+    LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   })
   .superRefine((c, ctx) => {
     if (c.COORDINATOR_HEARTBEAT_INTERVAL_MS >= c.COORDINATOR_MEMBER_LEASE_TTL_MS) {
@@ -114,6 +156,12 @@ export interface CoordinatorConfig {
   explicitOpenMode: boolean;
   /** Admin mutations per principal, stream and group per minute; 0 = off. */
   rateLimitAdminMutationsPerMinute: number;
+  /** REDIS_URL or REDIS_CLUSTER_NODES was given: never substitute a private Redis for it. */
+  redisExplicit: boolean;
+  /** COORDINATOR_DEV_REDIS: a private Redis may be started when no Redis is configured. */
+  devRedis: boolean;
+  /** LOG_LEVEL. */
+  logLevel: (typeof LOG_LEVELS)[number];
 }
 
 /** Thrown for invalid configuration; the message names every offending field. */
@@ -140,7 +188,7 @@ export function parseConfig(env: Record<string, string | undefined>): Coordinato
   return {
     port: c.PORT,
     host: c.HOST,
-    redisUrl: c.REDIS_URL,
+    redisUrl: c.REDIS_URL ?? DEFAULT_REDIS_URL,
     redisClusterNodes: c.REDIS_CLUSTER_NODES,
     keyPrefix: c.COORDINATOR_KEY_PREFIX,
     coordinatorId: c.COORDINATOR_ID,
@@ -157,5 +205,8 @@ export function parseConfig(env: Record<string, string | undefined>): Coordinato
     auth: resolveAuthConfig(c).auth,
     explicitOpenMode: c.COORDINATOR_OPEN_MODE,
     rateLimitAdminMutationsPerMinute: c.COORDINATOR_RATE_LIMIT_ADMIN_MUTATIONS_PER_MINUTE,
+    redisExplicit: c.REDIS_URL !== undefined || c.REDIS_CLUSTER_NODES.length > 0,
+    devRedis: c.COORDINATOR_DEV_REDIS,
+    logLevel: c.LOG_LEVEL,
   };
 }

@@ -79,4 +79,40 @@ describe('node adapter > configuration from env', () => {
     const e = configError({ REDIS_URL: 'redis://:hunter2@127.0.0.1:6379', PORT: 'bad' });
     expect(e.message).not.toContain('hunter2');
   });
+
+  it.each(['localhost:6379', 'http://127.0.0.1:6379', 'redis://', 'not a url'])(
+    'rejects REDIS_URL=%s: it must be redis:// or rediss://',
+    (url) => {
+      expect(configError({ REDIS_URL: url }).message).toMatch(
+        /REDIS_URL: expected a redis:\/\/ or rediss:\/\/ URL/,
+      );
+    },
+  );
+
+  it('accepts redis:// and rediss:// URLs and remembers that Redis was configured explicitly', () => {
+    expect(parseConfig({ REDIS_URL: 'rediss://user:pw@cache.example:6380/2' }).redisExplicit).toBe(true);
+    expect(parseConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:7000' }).redisExplicit).toBe(true);
+    expect(parseConfig({}).redisExplicit).toBe(false);
+    expect(parseConfig({}).devRedis).toBe(true);
+    expect(parseConfig({ COORDINATOR_DEV_REDIS: 'false' }).devRedis).toBe(false);
+  });
+
+  it('refuses an unknown LOG_LEVEL and accepts the four known ones', () => {
+    expect(configError({ LOG_LEVEL: 'verbose' }).message).toContain('LOG_LEVEL');
+    for (const level of ['debug', 'info', 'warn', 'error'] as const) {
+      expect(parseConfig({ LOG_LEVEL: level }).logLevel).toBe(level);
+    }
+    expect(parseConfig({}).logLevel).toBe('info');
+  });
+
+  it.each(['15s', '1.5', '1e4', '-5'])('says durations are plain milliseconds for %s', (raw) => {
+    const msg = configError({ COORDINATOR_MEMBER_LEASE_TTL_MS: raw }).message;
+    expect(msg).toContain('COORDINATOR_MEMBER_LEASE_TTL_MS');
+    expect(msg).toContain('whole number of milliseconds');
+    expect(msg).not.toContain('NaN');
+  });
+
+  it('reads durations with surrounding spaces', () => {
+    expect(parseConfig({ COORDINATOR_MEMBER_LEASE_TTL_MS: ' 20000 ' }).memberLeaseTtlMs).toBe(20000);
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canConnect, freeLoopbackPort, isLoopbackHost, redisAddress } from '../../node/net.js';
+import { canConnect, freeLoopbackPort, isLoopbackHost } from '../../node/net.js';
 import { findOnPath } from '../../node/private-redis.js';
 
 describe('node adapter > network helpers', () => {
@@ -12,14 +12,6 @@ describe('node adapter > network helpers', () => {
     'treats %s as reachable from elsewhere',
     (h) => expect(isLoopbackHost(h)).toBe(false),
   );
-
-  it('reads host and port from redis URLs, with the default port', () => {
-    expect(redisAddress('redis://127.0.0.1:6380/2')).toEqual({ host: '127.0.0.1', port: 6380 });
-    expect(redisAddress('rediss://:pw@cache.example')).toEqual({ host: 'cache.example', port: 6379 });
-    expect(redisAddress('redis://[::1]:7000')).toEqual({ host: '::1', port: 7000 });
-    expect(redisAddress('http://x')).toBeNull();
-    expect(redisAddress('not a url')).toBeNull();
-  });
 
   it('finds a free port that nothing answers on', async () => {
     const port = await freeLoopbackPort();

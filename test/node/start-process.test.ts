@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it, vi } from 'vitest';
+import { PRIVATE_REDIS_WARNING } from '../../node/local-redis.js';
 import { canConnect, freeLoopbackPort } from '../../node/net.js';
 import { OPEN_MODE_WARNING } from '../../node/open-mode.js';
 import { uniquePrefix } from '../support/redis.js';
@@ -72,11 +74,11 @@ describe('npm start > SIGTERM', () => {
 });
 
 describe('npm start > private Redis', () => {
-  it('starts a private redis-server when nothing answers at REDIS_URL, and stops it on SIGTERM', async () => {
+  it('starts a private redis-server only when no Redis is configured, says so at warn, stops it on SIGTERM', async () => {
     const stream = uniquePrefix('orders');
-    const port = await freeLoopbackPort();
-    const child = startCoordinator({ PORT: '0', REDIS_URL: `redis://:not-logged@127.0.0.1:${port}` });
-    const started = await child.waitForLine((l) => l.msg.includes('private redis-server'));
+    const child = startCoordinator({ PORT: '0' });
+    const started = await child.waitForLine((l) => l.msg === PRIVATE_REDIS_WARNING);
+    expect(started.level).toBe('warn');
     const pid = Number(started.pid);
     const dir = String(started.dir);
     expect(processAlive(pid)).toBe(true);
@@ -84,7 +86,6 @@ describe('npm start > private Redis', () => {
     expect(dir).toContain(join('.data', 'redis'));
 
     const url = String((await child.waitForLine((l) => l.msg === 'listening')).url);
-    expect((await fetch(`${url}/actuator/health`)).status).toBe(200);
     expect((await post(`${url}/coord/v1/streams/${stream}`, createOrders)).status).toBe(201);
     const privatePort = Number(new URL(String(started.url)).port);
     expect(await canConnect('127.0.0.1', privatePort)).toBe(true);
@@ -94,14 +95,56 @@ describe('npm start > private Redis', () => {
     expect(processAlive(pid)).toBe(false);
     expect(await canConnect('127.0.0.1', privatePort)).toBe(false);
     expect(existsSync(dir)).toBe(false);
-    // The password of the configured URL never reaches the logs.
-    expect(JSON.stringify(child.lines)).not.toContain('not-logged');
   });
 
-  it('exits 1 and says how to get Redis when redis-server is not installed', async () => {
+  it('never substitutes an explicit REDIS_URL that does not answer: starts, serves 503, reconnects when Redis comes', async () => {
     const port = await freeLoopbackPort();
+    const stream = uniquePrefix('orders');
+    const child = startCoordinator({ PORT: '0', REDIS_URL: `redis://:not-logged@127.0.0.1:${port}` });
+    const url = String((await child.waitForLine((l) => l.msg === 'listening')).url);
+    expect(child.lines.some((l) => l.msg.includes('private redis-server'))).toBe(false);
+
+    const down = await post(`${url}/coord/v1/streams/${stream}`, createOrders);
+    expect(down.status).toBe(503);
+    expect((await down.json()).errorCode).toBe('REDIS_UNAVAILABLE');
+
+    // Redis arrives late on the configured address (no password there: the refusal is fine too).
+    const redis = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      {
+        stdio: 'ignore',
+      },
+    );
+    try {
+      await vi.waitFor(
+        async () => {
+          const r = await fetch(`${url}/coord/v1/monitoring/health`);
+          expect((await r.json()).redis).toBe('UP');
+        },
+        { timeout: 10_000, interval: 100 },
+      );
+      expect((await post(`${url}/coord/v1/streams/${stream}`, createOrders)).status).toBe(201);
+    } finally {
+      redis.kill('SIGKILL');
+    }
+    child.proc.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
+    // The password of the configured URL never reaches the logs.
+    expect(JSON.stringify(child.lines)).not.toContain('not-logged');
+    expect(child.stderr()).not.toContain('not-logged');
+  });
+
+  it('exits 2 when no Redis is configured and COORDINATOR_DEV_REDIS=false', async () => {
+    const child = startCoordinator({ PORT: '0', COORDINATOR_DEV_REDIS: 'false' });
+    expect(await child.exited).toBe(2);
+    expect(child.stderr()).toContain('REDIS_URL');
+    expect(child.stderr()).toContain('COORDINATOR_DEV_REDIS');
+  });
+
+  it('exits 1 and says how to get Redis when none is configured and redis-server is not installed', async () => {
     const emptyPath = mkdtempSync(join(tmpdir(), 'no-redis-'));
-    const child = startCoordinator({ PORT: '0', REDIS_URL: `redis://127.0.0.1:${port}`, PATH: emptyPath });
+    const child = startCoordinator({ PORT: '0', PATH: emptyPath });
     expect(await child.exited).toBe(1);
     expect(child.stderr()).toContain('apt-get install redis-server');
     expect(child.stderr()).toContain('REDIS_URL');
