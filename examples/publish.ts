@@ -1,29 +1,27 @@
 /**
  * Publishing with the producer SDK. With a coordinator running (`npm start`):
  *
- *   COORDINATOR_URL=http://127.0.0.1:8080 REDIS_URL=redis://127.0.0.1:6379 npx tsx examples/publish.ts
+ *   COORDINATOR_URL=http://127.0.0.1:8080 REDIS_URL=redis://127.0.0.1:6379 STREAM=orders npx tsx examples/publish.ts
  *
- * REDIS_URL must be the coordinator's Redis (if `npm start` started a private one, its log line
- * "started a private redis-server" names the URL). Creates the stream `orders` with 4 shards
- * when it does not exist yet, then publishes a record, an idempotent record twice, and a batch.
+ * REDIS_URL must be the coordinator's Redis (if `npm start` started a private one, its warn line
+ * "started a private redis-server" names the URL); credentials and the rest: see examples/env.ts.
+ * Creates the stream with 4 shards when it does not exist yet, then publishes a record, an
+ * idempotent record twice, and a batch.
  */
 import { Redis } from 'ioredis';
 import { createProducer, ioredisAdapter } from '../src/client/producer-index.js';
+import { coordinatorUrl, credentials, ensureStream, redisUrl, stream } from './env.js';
 
-const coordinatorUrl = process.env.COORDINATOR_URL ?? 'http://127.0.0.1:8080';
-const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+const redis = new Redis(redisUrl);
 
 try {
-  // Creating the stream provisions its shard streams; 409 means it exists already.
-  const created = await fetch(`${coordinatorUrl}/coord/v1/streams/orders`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ initialShardCount: 4, requestedBy: 'examples/publish.ts' }),
+  await ensureStream('examples/publish.ts');
+  const producer = createProducer({
+    coordinatorUrl,
+    credentials,
+    streamPrefix: stream,
+    redis: ioredisAdapter(redis),
   });
-  if (created.status !== 201 && created.status !== 409)
-    throw new Error(`create stream: HTTP ${created.status}`);
-
-  const producer = createProducer({ coordinatorUrl, streamPrefix: 'orders', redis: ioredisAdapter(redis) });
 
   const one = await producer.publish({ partitionKey: 'customer-42', fields: { payload: '{"orderId":1}' } });
   console.log('published', one);

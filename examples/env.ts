@@ -1,0 +1,43 @@
+/**
+ * What both examples read from the environment: where the coordinator and its Redis are, which
+ * stream to use, and the credentials to send.
+ *
+ *   COORDINATOR_URL       default http://127.0.0.1:8080
+ *   REDIS_URL             the coordinator's Redis (default redis://127.0.0.1:6379)
+ *   STREAM                stream prefix, default `orders` (its first group has the same name)
+ *   SHARDS                shard count when the example creates the stream, default 4
+ *   COORDINATOR_TOKEN     a bearer token (`POST /coord/v1/auth/login`), or
+ *   COORDINATOR_USERNAME  with COORDINATOR_PASSWORD: Basic credentials
+ */
+import type { Credentials } from '../src/client/transport.js';
+
+export const coordinatorUrl = process.env.COORDINATOR_URL ?? 'http://127.0.0.1:8080';
+export const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const stream = process.env.STREAM ?? 'orders';
+
+/** Credentials from the environment; undefined against an open-mode coordinator. */
+export const credentials: Credentials | undefined = process.env.COORDINATOR_TOKEN
+  ? { token: process.env.COORDINATOR_TOKEN }
+  : process.env.COORDINATOR_USERNAME
+    ? { username: process.env.COORDINATOR_USERNAME, password: process.env.COORDINATOR_PASSWORD ?? '' }
+    : undefined;
+
+function authorization(): Record<string, string> {
+  if (!credentials) return {};
+  if ('token' in credentials) return { authorization: `Bearer ${credentials.token}` };
+  const basic = Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64');
+  return { authorization: `Basic ${basic}` };
+}
+
+/** Creates the stream (shard streams and first consumer group) unless it exists; needs WRITE. */
+export async function ensureStream(requestedBy: string): Promise<void> {
+  const res = await fetch(`${coordinatorUrl}/coord/v1/streams/${encodeURIComponent(stream)}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...authorization() },
+    body: JSON.stringify({ initialShardCount: Number(process.env.SHARDS ?? 4), requestedBy }),
+  });
+  // 409: it exists already.
+  if (res.status !== 201 && res.status !== 409) {
+    throw new Error(`create stream ${stream}: HTTP ${res.status} ${await res.text()}`);
+  }
+}
