@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
- * Launcher of the `redis-stream-coordinator` CLI: the package ships TypeScript sources, so the
- * CLI runs through tsx's ESM loader, registered in this process (no child process: exit codes
- * and Ctrl-C reach the CLI directly).
+ * Development launcher of the CLI in a checkout: runs the TypeScript sources (node/cli.ts)
+ * through tsx's ESM loader, registered in this process (no child process: exit codes and Ctrl-C
+ * reach the CLI directly), so no build is needed. Not shipped: the published package's `bin` is
+ * the compiled dist/node/cli.js, which runs with plain node.
  */
 import { register } from 'tsx/esm/api';
 

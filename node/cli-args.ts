@@ -19,6 +19,7 @@ const OPTIONS = {
   token: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
   timeout: { type: 'string' },
   shards: { type: 'string' },
   group: { type: 'string' },
@@ -38,7 +39,16 @@ export type OptionValues = {
 };
 
 /** Options every command accepts. */
-export const GLOBAL_OPTIONS = ['url', 'user', 'password', 'token', 'json', 'help', 'timeout'] as const;
+export const GLOBAL_OPTIONS = [
+  'url',
+  'user',
+  'password',
+  'token',
+  'json',
+  'help',
+  'version',
+  'timeout',
+] as const;
 
 /** A parsed command line. */
 export interface CommandLine {

@@ -1,6 +1,7 @@
 /**
- * `--help` text of the CLI: commands, options, environment and exit codes.
+ * `--help` text of the CLI (commands, options, environment and exit codes) and its `--version`.
  */
+import { readFileSync } from 'node:fs';
 
 /** Program name as installed by the package's `bin`. */
 export const PROGRAM = 'redis-stream-coordinator';
@@ -44,6 +45,7 @@ Global options:
   --json               print the raw API JSON instead of tables
   --timeout MS         per-request timeout (default 10000)
   -h, --help           this help
+  -V, --version        print the version and exit
 
 Mutations (streams create, groups delete, scale, migrations rollback) also take
 --requested-by WHO, the audit name recorded with the change (default cli:<login name>).
@@ -64,4 +66,23 @@ export function commandHelp(command: string): string {
   const usage = Object.hasOwn(COMMAND_USAGE, command) ? COMMAND_USAGE[command] : undefined;
   if (!usage) return helpText();
   return `Usage: ${PROGRAM} ${usage}\n\nRun '${PROGRAM} --help' for global options and exit codes.\n`;
+}
+
+/** The package name whose `package.json` holds the version. */
+const PACKAGE_NAME = 'redis-stream-coordinator-edge';
+
+/**
+ * This package's version: the nearest `package.json` named like the package, walking up from
+ * this file (`node/` in a checkout, `dist/node/` in an install, where the build put a copy).
+ */
+export function packageVersion(from: URL = new URL('.', import.meta.url)): string {
+  for (let dir = from; ; dir = new URL('..', dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL('package.json', dir), 'utf8'));
+      if (pkg?.name === PACKAGE_NAME && typeof pkg.version === 'string') return pkg.version;
+    } catch {
+      // no (readable) package.json here: keep walking up
+    }
+    if (dir.pathname === '/') return '0.0.0';
+  }
 }

@@ -1,12 +1,12 @@
 /**
- * The CLI's dispatcher: parses the command line, answers `--help`, runs the command and turns
- * every failure into its message on stderr and its exit code.
+ * The CLI's dispatcher: parses the command line, answers `--help` and `--version`, runs the
+ * command and turns every failure into its message on stderr and its exit code.
  */
 import { CliFailure, EXIT, usageError } from './cli-api.js';
 import { allowOnly, type CommandLine, intOption, parseCommandLine, resolveTarget } from './cli-args.js';
 import { API_COMMANDS } from './cli-commands.js';
 import type { CliContext } from './cli-context.js';
-import { commandHelp, helpText, PROGRAM } from './cli-help.js';
+import { commandHelp, helpText, PROGRAM, packageVersion } from './cli-help.js';
 import { watch } from './cli-watch.js';
 
 /** What `runCli` ended with: an exit code, or `serving` when `serve` took over the process. */
@@ -35,6 +35,10 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
     const [command, ...args] = cl.positionals;
     if (command === 'help') {
       ctx.out(args[0] ? commandHelp(args[0]) : helpText());
+      return EXIT.OK;
+    }
+    if (cl.values.version) {
+      ctx.out(packageVersion());
       return EXIT.OK;
     }
     if (cl.values.help) {

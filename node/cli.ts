@@ -1,6 +1,8 @@
+#!/usr/bin/env node
 /**
- * `npx redis-stream-coordinator …` (and `npm run cli -- …`): the operator CLI. Wires the
- * process (argv, env, stdout/stderr, Ctrl-C) to `runCli` and exits with its code.
+ * `redis-stream-coordinator …` (the package's bin, compiled to dist/node/cli.js; `npm run cli --
+ * …` in a checkout): the operator CLI. Wires the process (argv, env, stdout/stderr, Ctrl-C) to
+ * `runCli` and exits with its code.
  */
 import { runCli } from './cli-run.js';
 import { tokenFilePath } from './cli-token.js';
