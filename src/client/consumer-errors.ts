@@ -8,6 +8,7 @@
 /** Codes of consumer-specific errors. */
 export type ConsumerErrorCode =
   | 'HEARTBEAT_REJECTED'
+  | 'MEMBER_ID_IN_USE'
   | 'HANDLER_FAILED'
   | 'CONSUMER_CLOSED'
   | 'INVALID_HEARTBEAT_RESPONSE';
@@ -42,6 +43,32 @@ export class HeartbeatRejectedError extends ConsumerError {
     });
     this.status = status;
   }
+}
+
+/**
+ * The coordinator refused the member id: another live process uses it (409
+ * `MEMBER_ID_IN_USE`). The member reads nothing and asks to join again at a slow pace (once per
+ * member lease), so a restarted process with a fixed `memberBase` gets its ids back once the
+ * old process's lease has run out. Two running processes need distinct `memberBase`s.
+ */
+export class MemberIdInUseError extends ConsumerError {
+  /** The member id another process holds. */
+  readonly memberId: string;
+
+  constructor(memberId: string, cause?: unknown) {
+    super(
+      'MEMBER_ID_IN_USE',
+      `member '${memberId}': the coordinator says another process uses this member id; give each process a unique memberBase`,
+      { retryable: true, cause },
+    );
+    this.memberId = memberId;
+  }
+}
+
+/** True when `err` is the coordinator's 409 `MEMBER_ID_IN_USE` answer. */
+export function isMemberIdInUseAnswer(err: unknown): boolean {
+  const e = err as { status?: unknown; errorCode?: unknown } | null;
+  return !!e && e.status === 409 && e.errorCode === 'MEMBER_ID_IN_USE';
 }
 
 /** A heartbeat answer was 2xx but not a usable `HeartbeatResponse`. */

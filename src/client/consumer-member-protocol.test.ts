@@ -55,6 +55,24 @@ describe('member protocol > requests', () => {
     expect(m.request(report, 'x').requestId).not.toBe(body.requestId);
   });
 
+  it('sends its instance id on every heartbeat and leave, and none when it has none', () => {
+    const m = new MemberProtocol('m0', options, 'c0ffee00c0ffee00');
+    expect(m.request(report, 'x').memberInstanceId).toBe('c0ffee00c0ffee00');
+    m.apply(answer(), 1000, none, none);
+    expect(m.request(report, 'x').memberInstanceId).toBe('c0ffee00c0ffee00');
+    expect(m.leaveRequest([], 'x').memberInstanceId).toBe('c0ffee00c0ffee00');
+    expect(new MemberProtocol('m0', options).request(report, 'x')).not.toHaveProperty('memberInstanceId');
+  });
+
+  it('forgets its epoch and assignment when its member id is refused, so it reads nothing', () => {
+    const m = new MemberProtocol('m0', options, 'c0ffee00c0ffee00');
+    m.apply(answer({ assignedShards: [0] }), Date.now(), none, none);
+    expect(m.mayRead(0, Date.now())).toBe(true);
+    m.refused('MEMBER_ID_IN_USE');
+    expect(m.mayRead(0, Date.now())).toBe(false);
+    expect(m).toMatchObject({ epoch: 0, metadataVersion: 0, lastStatus: 'MEMBER_ID_IN_USE' });
+  });
+
   it('reports owned shards sorted, revokes and progress once it has an epoch', () => {
     const m = new MemberProtocol('m0', options);
     m.apply(answer({ assignedShards: [0, 2] }), 1000, none, none);

@@ -38,8 +38,38 @@ describe('consumer options', () => {
   it('names members <base>-m0 … and sanitizes the base like the reference clients', () => {
     expect(memberIds('10.0.0.7', 3)).toEqual(['10.0.0.7-m0', '10.0.0.7-m1', '10.0.0.7-m2']);
     expect(sanitizeMemberBase('my host:1/ü')).toBe('my-host-1--');
-    expect(defaultMemberBase({ POD_IP: '10.1.2.3' })).toBe('10.1.2.3');
-    expect(defaultMemberBase({})).toMatch(/^[A-Za-z0-9._-]+$/);
+  });
+
+  it('defaults the member base to <POD_IP or host name>-<pid>-<6 random hex>, unique per process', () => {
+    const a = defaultMemberBase({ POD_IP: '10.1.2.3' }, 4242);
+    const b = defaultMemberBase({ POD_IP: '10.1.2.3' }, 4242);
+    expect(a).toMatch(/^10\.1\.2\.3-4242-[0-9a-f]{6}$/);
+    expect(b).toMatch(/^10\.1\.2\.3-4242-[0-9a-f]{6}$/);
+    expect(a).not.toBe(b);
+    expect(defaultMemberBase({ POD_IP: 'pod ip/ü' }, 7)).toMatch(/^pod-ip--+7-[0-9a-f]{6}$/);
+    expect(defaultMemberBase({})).toMatch(new RegExp(`^[A-Za-z0-9._-]+-${process.pid}-[0-9a-f]{6}$`));
+  });
+
+  it('keeps member ids within the coordinator limit (200 characters of [A-Za-z0-9._-])', () => {
+    const long = defaultMemberBase({ POD_IP: 'h'.repeat(500) }, 9_999_999);
+    const ids = memberIds(long, 1024);
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9._-]{1,200}$/);
+    expect(() => resolveConsumerOptions({ ...base, memberBase: 'x'.repeat(198), concurrency: 2 })).toThrow(
+      /memberBase/,
+    );
+  });
+
+  it('keeps an explicit memberBase exactly (no pid or random suffix)', () => {
+    const o = resolveConsumerOptions({ ...base, memberBase: 'billing-7', concurrency: 2 });
+    expect(o.memberBase).toBe('billing-7');
+    expect(memberIds(o.memberBase, o.concurrency)).toEqual(['billing-7-m0', 'billing-7-m1']);
+  });
+
+  it('gives two consumers with default options different member ids', () => {
+    const a = resolveConsumerOptions(base);
+    const b = resolveConsumerOptions(base);
+    expect(a.memberBase).not.toBe(b.memberBase);
+    expect(a.memberBase).toContain(`-${process.pid}-`);
   });
 
   it('grows the retry backoff by the factor up to the maximum', () => {

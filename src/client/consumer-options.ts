@@ -1,6 +1,7 @@
 /**
  * Options of `createConsumer`, their defaults and validation (before any I/O).
  */
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Cluster, Redis } from 'ioredis';
 import type { ConsumerListeners } from './consumer-events.js';
@@ -63,7 +64,13 @@ export interface ConsumerOptions {
   credentials?: Credentials;
   /** @default globalThis.fetch */
   fetch?: FetchLike;
-  /** Base of member ids, sanitized to `[A-Za-z0-9._-]`. Processes on one host need distinct bases. @default POD_IP env, else the host name */
+  /**
+   * Base of member ids (`<memberBase>-m<i>`), sanitized to `[A-Za-z0-9._-]` and kept exactly
+   * otherwise. Give each process its own: the coordinator refuses a member id another live
+   * process holds (409 MEMBER_ID_IN_USE). A fixed base lets a restarted process take its ids
+   * back once the old process's lease has run out.
+   * @default `<POD_IP env, else the host name>-<pid>-<6 random hex>` (unique per process)
+   */
   memberBase?: string;
   /** `COUNT` of every read. @default 10 */
   pollBatchSize?: number;
@@ -125,10 +132,25 @@ export function sanitizeMemberBase(raw: string): string {
   return raw.replace(/[^A-Za-z0-9._-]/g, '-');
 }
 
-/** `POD_IP` if set, else the host name, sanitized; `consumer` if both are empty. */
-export function defaultMemberBase(env: Record<string, string | undefined> = process.env): string {
-  const raw = env.POD_IP?.trim() || safeHostname();
-  return sanitizeMemberBase(raw) || 'consumer';
+/** Longest member id the coordinator accepts in a path (`MAX_NAME_LENGTH`). */
+export const MAX_MEMBER_ID_LENGTH = 200;
+
+/**
+ * `<host>-<pid>-<6 random hex>`: `host` is `POD_IP` if set, else the host name, sanitized (and
+ * cut to 160 characters), `consumer` if both are empty. Unique per process, as Kafka's and
+ * KCL's default ids are, so two processes on one host never share member ids.
+ */
+export function defaultMemberBase(
+  env: Record<string, string | undefined> = process.env,
+  pid: number = process.pid,
+): string {
+  const host = (sanitizeMemberBase(env.POD_IP?.trim() || safeHostname()) || 'consumer').slice(0, 160);
+  return `${host}-${pid}-${randomBytes(3).toString('hex')}`;
+}
+
+/** A random token naming one member object (its process) to the coordinator: 32 hex characters. */
+export function newMemberInstanceId(): string {
+  return randomBytes(16).toString('hex');
 }
 
 function safeHostname(): string {
@@ -177,6 +199,13 @@ export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsum
   };
   const memberBase = sanitizeMemberBase(options.memberBase ?? defaultMemberBase());
   if (memberBase === '') throw bad('memberBase is empty after sanitizing');
+  const concurrency = int('concurrency', options.concurrency ?? 1, 1, 1024);
+  const longest = memberIds(memberBase, concurrency).at(-1) ?? '';
+  if (longest.length > MAX_MEMBER_ID_LENGTH) {
+    throw bad(
+      `memberBase is too long: member id ${longest.slice(0, 40)}… exceeds ${MAX_MEMBER_ID_LENGTH} characters`,
+    );
+  }
   const pollBatchSize = int('pollBatchSize', options.pollBatchSize ?? 10, 1, 100_000);
   const maxInFlightPerMember = int('maxInFlightPerMember', options.maxInFlightPerMember ?? pollBatchSize, 1);
   const backoff = options.retryBackoff ?? {};
@@ -198,7 +227,7 @@ export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsum
     coordinatorUrl: options.coordinatorUrl,
     streamPrefix,
     consumerGroup,
-    concurrency: int('concurrency', options.concurrency ?? 1, 1, 1024),
+    concurrency,
     memberBase,
     pollBatchSize,
     blockMs: int('blockMs', options.blockMs ?? 1000, 1),

@@ -137,9 +137,14 @@ export class MemberProtocol {
   private requestSeq = 0;
   private readonly requestPrefix = Math.random().toString(36).slice(2, 10);
 
+  /**
+   * @param instanceId this member object's random token, sent as `memberInstanceId` so the
+   *   coordinator can refuse another process sharing the member id (null: not sent).
+   */
   constructor(
     readonly memberId: string,
     private readonly o: ProtocolOptions,
+    readonly instanceId: string | null = null,
   ) {
     this.intervalMs = o.heartbeatIntervalMs;
     this.leaseTtlMs = o.fallbackLeaseTtlMs;
@@ -224,6 +229,12 @@ export class MemberProtocol {
     }
   }
 
+  /** The member id is held by another process: nothing may be read; the next request rejoins. */
+  refused(status: string): void {
+    this.lastStatus = status;
+    this.dropAll();
+  }
+
   /** Forgets the assignment and lease; the next request rejoins with epoch 0. */
   dropAll(): void {
     this.epoch = 0;
@@ -267,6 +278,8 @@ export class MemberProtocol {
         pendingCount: p.pendingCount,
         updatedAt: nowIso,
       })),
+      // Additive field of our coordinator; the reference ignores unknown fields.
+      ...(this.instanceId ? { memberInstanceId: this.instanceId } : {}),
     };
   }
 }

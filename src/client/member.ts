@@ -4,9 +4,13 @@
  * closed when it lapses, keep heartbeating), its shards (`MemberShards`), rejoin after a fence,
  * and the graceful leave (epoch -1) on close.
  */
-import { HeartbeatRejectedError } from './consumer-errors.js';
+import { HeartbeatRejectedError, isMemberIdInUseAnswer, MemberIdInUseError } from './consumer-errors.js';
 import type { ConsumerEvents } from './consumer-events.js';
-import type { ConsumerHandler, ResolvedConsumerOptions } from './consumer-options.js';
+import {
+  type ConsumerHandler,
+  newMemberInstanceId,
+  type ResolvedConsumerOptions,
+} from './consumer-options.js';
 import type { ConsumerRedis } from './consumer-redis.js';
 import { type HeartbeatAnswer, MemberProtocol, parseHeartbeatAnswer } from './member-protocol.js';
 import { MemberShards } from './member-shards.js';
@@ -68,7 +72,8 @@ export class Member {
 
   constructor(private readonly ctx: MemberContext) {
     const o = ctx.options;
-    this.protocol = new MemberProtocol(ctx.memberId, o);
+    // One token per member object: another process using the same member id has another one.
+    this.protocol = new MemberProtocol(ctx.memberId, o, newMemberInstanceId());
     this.path = heartbeatPath(o.streamPrefix, o.consumerGroup, ctx.memberId);
     this.shards = new MemberShards({
       memberId: ctx.memberId,
@@ -142,6 +147,11 @@ export class Member {
         this.protocol.dropAll();
         return;
       } catch (err) {
+        // Another process holds the id now: there is nothing of ours left to leave.
+        if (isMemberIdInUseAnswer(err)) {
+          this.protocol.refused('MEMBER_ID_IN_USE');
+          return;
+        }
         this.ctx.events.error(this.id, 'leave', err);
         if (Date.now() >= deadline) return;
         await sleep(jitter(100 * 2 ** attempt));
@@ -175,6 +185,11 @@ export class Member {
           await withTimeout(request, this.protocol.requestTimeoutMs(), 'heartbeat'),
         );
       } catch (err) {
+        if (isMemberIdInUseAnswer(err)) {
+          failures = 0;
+          delay = this.onMemberIdInUse(err);
+          continue;
+        }
         // Never fatal: the same epoch is sent again (a lost answer is tolerated by the server).
         failures++;
         this.ctx.events.error(this.id, 'heartbeat', err);
@@ -221,6 +236,18 @@ export class Member {
       default:
         return jitter(Math.min(this.protocol.nextDelayMs(), 500));
     }
+  }
+
+  /**
+   * Another process holds this member id (409 MEMBER_ID_IN_USE): read nothing, report it, and
+   * ask to join again once per member lease — by then a crashed holder's lease has run out.
+   */
+  private onMemberIdInUse(err: unknown): number {
+    this.clearLeaseTimer();
+    this.shards.dropAll();
+    this.protocol.refused('MEMBER_ID_IN_USE');
+    this.ctx.events.error(this.id, 'heartbeat', new MemberIdInUseError(this.id, err));
+    return spread(this.protocol.leaseTtlMs);
   }
 
   /** Checks the local lease when it is due to end; fails closed if no newer answer renewed it. */

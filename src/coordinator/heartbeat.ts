@@ -19,6 +19,7 @@ import { heartbeatKey, steadyAnswer } from '../core/fast-path.js';
 import { withEpochsOf } from '../core/heartbeat.js';
 import type { HeartbeatInput, HeartbeatOutput } from '../core/heartbeat-types.js';
 import { decideGrant, decideHeartbeat, type MemberDecision } from '../core/member-heartbeat.js';
+import { refuseSharedMemberId } from '../core/member-instance.js';
 import type { GroupHeader, MemberView } from '../core/member-view.js';
 import { PROTOCOL_VERSION } from '../core/model.js';
 import { assignsAtOnce, headerAfterChange, roundDueAt, roundWaitMs } from '../core/pacing.js';
@@ -83,6 +84,8 @@ export async function heartbeat(
       continue;
     }
     if (r.kind !== 'view') return answered(ctx, decideHeartbeat(null, input, ctx.protocol, now).response);
+    // Before any maintenance: a refused request writes nothing (the decision checks again).
+    refuseSharedMemberId(r.member?.record ?? null, input, now);
 
     const due = [...r.due.expired, ...r.due.timers, ...r.due.deadlines.filter((m) => m !== id)];
     if (due.length > 0 && maintenance < MAX_MAINTENANCE) {

@@ -20,7 +20,12 @@ import { blockingHolders, type MemberView, streamViewOf, viewFromGroup } from '.
 import type { GroupDoc, MemberRecord, ProtocolConfig, StreamDoc } from './model.js';
 import { sortedShards } from './shard-set.js';
 
-/** Canonical text of everything in a heartbeat that the fast path must match: memberId, epoch, metadataVersion, protocolVersion, memberName, capacity, sorted owned shards, revoking reports, progress shard set (shard+streamKey). NOT requestId, NOT progress ids/counts. */
+/**
+ * Canonical text of everything in a heartbeat that the fast path must match: memberId, epoch,
+ * metadataVersion, protocolVersion, memberName, capacity, sorted owned shards, revoking reports,
+ * progress shard set (shard+streamKey) and the instance id (so another process sharing the
+ * member id never matches and the full path refuses it). NOT requestId, NOT progress ids/counts.
+ */
 export function heartbeatKey(request: HeartbeatInput): string {
   const revoking =
     request.revokingShards.length === 0
@@ -47,6 +52,7 @@ export function heartbeatKey(request: HeartbeatInput): string {
     sortedShards(request.ownedShards),
     revoking,
     progress,
+    request.memberInstanceId ?? null,
   ]);
 }
 

@@ -27,6 +27,8 @@ export interface HeartbeatInput {
   ownedShards: number[];
   revokingShards: RevokeReport[];
   shardProgress: ShardProgress[];
+  /** Our SDK's random token of the sending process (additive field); absent from reference clients. */
+  memberInstanceId?: string | null;
 }
 
 /**

@@ -8,13 +8,8 @@
 
 import { answer, grant, grantNothing, rejected } from './heartbeat-answer.js';
 import type { HeartbeatInput, HeartbeatOutput, RevokeReport } from './heartbeat-types.js';
-import {
-  type CorrectionRound,
-  type GroupHeader,
-  isAssignable,
-  isConsumable,
-  type MemberView,
-} from './member-view.js';
+import { refuseSharedMemberId, withInstance } from './member-instance.js';
+import { type CorrectionRound, type GroupHeader, isConsumable, type MemberView } from './member-view.js';
 import {
   isLive,
   type MemberRecord,
@@ -23,7 +18,7 @@ import {
   type ShardProgress,
 } from './model.js';
 import { headerAfterChange, pacedInterval, roundWaitMs } from './pacing.js';
-import { intersect, minus, sortedShards, union } from './shard-set.js';
+import { minus, sortedShards, union } from './shard-set.js';
 
 /** What a heartbeat decided: the answer and the member-level changes to commit. */
 export interface MemberDecision {
@@ -45,8 +40,22 @@ export interface MemberDecision {
   joined?: boolean;
 }
 
-/** Decides one heartbeat (PROTOCOL §3.3 steps 1–3 and 5–11). `view` null = unknown group. */
+/**
+ * Decides one heartbeat (PROTOCOL §3.3 steps 1–3 and 5–11). `view` null = unknown group.
+ * Throws MEMBER_ID_IN_USE for another process's instance of a live member (member-instance.ts).
+ */
 export function decideHeartbeat(
+  view: MemberView | null,
+  request: HeartbeatInput,
+  config: ProtocolConfig,
+  now: number,
+): MemberDecision {
+  const decision = decide(view, request, config, now);
+  if (decision.member) decision.member = withInstance(decision.member, request);
+  return decision;
+}
+
+function decide(
   view: MemberView | null,
   request: HeartbeatInput,
   config: ProtocolConfig,
@@ -57,6 +66,7 @@ export function decideHeartbeat(
   if (request.memberId !== request.pathMemberId) return unchanged(rejected('INVALID_REQUEST', request));
   // Groups are never created by heartbeats.
   if (!view) return unchanged(rejected('UNKNOWN_MEMBER_ID', request));
+  refuseSharedMemberId(view.member, request, now);
 
   const ctx: Ctx = { view, request, config, now };
   const stored = view.member;

@@ -78,6 +78,11 @@ export interface MemberRecord {
   shardProgress: ShardProgress[];
   /** Only meaningful for FENCED members; null otherwise. */
   fence: FenceKind | null;
+  /**
+   * The `memberInstanceId` of the process that last heartbeated with it (our SDK's token);
+   * absent when unknown (reference clients, records written before instance ids).
+   */
+  memberInstanceId?: string;
 }
 
 /** An open metadata-correction round (PROTOCOL §3.8). */

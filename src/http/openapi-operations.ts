@@ -142,10 +142,10 @@ const ADMIN_OPERATIONS: readonly OperationSpec[] = [
     tag: 'Members',
     summary: 'Member heartbeat',
     description:
-      'Always 200 for protocol outcomes: the `status` field carries them (OK, SYNC_METADATA, REVOKE_PENDING, FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, UNSUPPORTED_PROTOCOL, INVALID_REQUEST).',
+      'Always 200 for protocol outcomes: the `status` field carries them (OK, SYNC_METADATA, REVOKE_PENDING, FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, UNSUPPORTED_PROTOCOL, INVALID_REQUEST). One exception, for requests carrying the additive `memberInstanceId`: a member id still held by another instance (live, or fenced with blocking holdings) answers 409 `MEMBER_ID_IN_USE` and nothing is written; reference clients never send the field and are never refused for it.',
     body: { component: 'HeartbeatRequest', required: true },
     success: { status: 200, description: 'Heartbeat outcome', body: { component: 'HeartbeatResponse' } },
-    errors: MUTATION_ERRORS,
+    errors: [...MUTATION_ERRORS, 'MEMBER_ID_IN_USE'],
   },
   {
     method: 'POST',

@@ -39,6 +39,11 @@ export const consumerGroupSchema = nonBlank(MAX_NAME_LENGTH);
 /** `{memberId}`: non-blank. */
 export const memberIdSchema = nonBlank(MAX_NAME_LENGTH);
 
+/** `memberInstanceId`: our SDK's per-process token (additive), 1–128 of `[A-Za-z0-9._-]`. */
+export const memberInstanceIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be 1-128 of A-Za-z0-9._-');
+
 /** `{reshardingId}`: non-blank (`reshard-<uuid>`, or anything the operator copied). */
 export const reshardingIdSchema = nonBlank(MAX_NAME_LENGTH);
 
@@ -152,6 +157,8 @@ export const heartbeatRequestSchema = z.object({
     .array(shardProgressSchema)
     .max(MAX_SHARD_INDEX + 1)
     .nullish(),
+  /** Additive: our SDK's per-process token; a live member's id is refused to another (409 MEMBER_ID_IN_USE). */
+  memberInstanceId: memberInstanceIdSchema.nullish(),
 });
 
 /** A parsed `POST /streams/{p}` body. */

@@ -28,6 +28,8 @@ const recordSchema = z.object({
   le: num,
   rt: num,
   f: z.enum(['BLOCKING', 'RELEASED']).nullable(),
+  /** The member's instance id; absent in records written before it existed (= unknown). */
+  i: z.string().min(1).optional(),
 });
 
 /** A member record as stored, with the revision compare-and-set writes check. */
@@ -54,6 +56,7 @@ export function encodeMember(rev: number, m: MemberRecord): string {
     rt: m.rebalanceTimeoutMs,
     f: m.fence,
   };
+  if (m.memberInstanceId) json.i = m.memberInstanceId;
   return `${rev}|${JSON.stringify(json)}`;
 }
 
@@ -98,6 +101,7 @@ export function decodeMember(prefix: string, group: string, id: string, text: un
       rebalanceDeadlineAt: null,
       shardProgress: [],
       fence: d.f,
+      ...(d.i === undefined ? {} : { memberInstanceId: d.i }),
     },
   };
 }

@@ -39,6 +39,8 @@ export interface HbSpec {
   pathMemberId?: string;
   protocolVersion?: number;
   capacity?: { max: number; available: number };
+  /** `memberInstanceId` (our SDK's per-process token); absent like a reference client. */
+  instance?: string;
 }
 
 /** Builds a heartbeat request for member `id`. */
@@ -68,6 +70,7 @@ export function hb(id: string, spec: HbSpec): HeartbeatInput {
       pendingCount: 0,
       updatedAt: null,
     })),
+    ...(spec.instance === undefined ? {} : { memberInstanceId: spec.instance }),
   };
 }
 

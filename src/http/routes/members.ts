@@ -1,6 +1,7 @@
 /**
  * The member heartbeat (PROTOCOL §2.8, §3): validated here, decided by the core, answered
- * with HTTP 200 and a status for every protocol outcome.
+ * with HTTP 200 and a status for every protocol outcome — except a member id another process
+ * still holds (409 MEMBER_ID_IN_USE, only for requests carrying `memberInstanceId`).
  */
 import { Hono } from 'hono';
 import type { HeartbeatInput } from '../../core/heartbeat-types.js';
@@ -42,6 +43,8 @@ export function toHeartbeatInput(body: HeartbeatRequestBody, pathMemberId: strin
       pendingCount: p.pendingCount ?? 0,
       updatedAt: p.updatedAt ?? null,
     })),
+    // Absent for reference clients, whose input stays exactly what it always was.
+    ...(body.memberInstanceId ? { memberInstanceId: body.memberInstanceId } : {}),
   };
 }
 
