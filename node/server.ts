@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
+import { Cluster } from 'ioredis';
 import { ConfigError, type CoordinatorConfig } from '../src/config.js';
 import { Coordinator } from '../src/coordinator.js';
 import { createApp } from '../src/http/app.js';
@@ -54,6 +55,10 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       ? { clusterNodes: config.redisClusterNodes }
       : { url: config.redisUrl },
   );
+  // Without a listener ioredis prints every connection error's stack to stderr, on every retry.
+  const redisError = redisErrorLogger(log);
+  client.on('error', redisError);
+  if (client instanceof Cluster) client.on('node error', redisError);
   // Metrics come from the coordinator's events; mutex waits are seen through the Store port.
   const metrics = new CoordinatorMetrics({ version: VERSION });
   const store = instrumentStore(
@@ -90,6 +95,12 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   const url = baseUrl(server.address() as AddressInfo);
   log('info', 'listening', { url, redis: redisTarget(config), keyPrefix: config.keyPrefix });
 
+  // Probes Redis in the background too, so its state changes are logged (once each) even when
+  // nothing polls readiness; readiness requests share the same cached probe.
+  const watch = setInterval(() => void coordinator.redisReadiness(), REDIS_WATCH_MS);
+  watch.unref();
+  void coordinator.redisReadiness();
+
   const sweep = startSweepLoop({
     sweep: (now) => metrics.timeSweep(() => coordinator.sweep(now)),
     intervalMs: config.sweepIntervalMs,
@@ -101,6 +112,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   const close = async (): Promise<void> => {
     terminating = true;
     log('info', 'terminating: refusing new mutations, draining in-flight requests');
+    clearInterval(watch);
     await sweep.stop();
     if (!(await inFlight.drained(drainTimeoutMs))) {
       log('warn', 'drain timed out; closing with requests still in flight', { inFlight: inFlight.count });
@@ -156,6 +168,40 @@ class InFlight {
       });
     });
   }
+}
+
+/** How often the server probes Redis on its own, ms. */
+const REDIS_WATCH_MS = 1000;
+/** After the first ioredis error, at most one more is logged per this many ms. */
+export const REDIS_ERROR_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * An ioredis 'error' listener logging through `log`: the first error at once, then at most one
+ * per interval with the count of those suppressed since (a reconnect loop errs every 500 ms).
+ * Name, code and message only: the stack says nothing about a refused connection.
+ */
+export function redisErrorLogger(
+  log: LogFn,
+  now: () => number = Date.now,
+  intervalMs = REDIS_ERROR_LOG_INTERVAL_MS,
+): (err: unknown) => void {
+  let last = Number.NEGATIVE_INFINITY;
+  let suppressed = 0;
+  return (err) => {
+    const t = now();
+    if (t - last < intervalMs) {
+      suppressed++;
+      return;
+    }
+    const e = err instanceof Error ? err : new Error(String(err));
+    const code = (e as { code?: unknown }).code;
+    log('warn', 'Redis connection error', {
+      error: { name: e.name, message: e.message, ...(typeof code === 'string' ? { code } : {}) },
+      ...(suppressed > 0 ? { suppressed } : {}),
+    });
+    last = t;
+    suppressed = 0;
+  };
 }
 
 /** Pending connections the kernel keeps for us (capped by net.core.somaxconn). */

@@ -87,6 +87,12 @@ export interface MigrationsOverview {
 /** Redis reachability as seen by the health endpoint. */
 export type RedisHealth = 'UP' | 'DOWN' | 'UNKNOWN';
 
+/** Redis reachability and, when DOWN, why (a short fixed phrase such as `credentials refused`). */
+export interface RedisCheck {
+  status: RedisHealth;
+  error?: string;
+}
+
 /** What the HTTP layer needs from the coordinator. */
 export interface CoordinatorApi {
   /** 201: creates the stream and its first group. 409 STREAM_PREFIX_ALREADY_EXISTS if it exists. */
@@ -109,6 +115,8 @@ export interface CoordinatorApi {
   listGroups(): Promise<GroupSnapshot[]>;
   /** Cached Redis PING result. */
   redisHealth(): Promise<RedisHealth>;
+  /** Redis PING result cached briefly, with the reason when DOWN (readiness). @default from `redisHealth()` */
+  redisReadiness?(): Promise<RedisCheck>;
   /**
    * 202: reshards the stream (its one migration across all groups, one atomic commit).
    * 404 STREAM_NOT_FOUND, 409 ACTIVE_MIGRATION_EXISTS / METADATA_SYNC_IN_PROGRESS, 503

@@ -11,9 +11,20 @@ import { runBudgetedSweep } from './sweep.js';
 /** Answers one HTTP request (503 naming what to configure while the Worker must not serve). */
 async function fetch(request: Request, env: WorkerEnv, ctx: ExecutionContext): Promise<Response> {
   const rt = runtimeFor(env);
-  if (!rt.ready || rt.refusal.length > 0) return refusalResponse(rt.refusal);
+  if (!rt.ready || rt.refusal.length > 0) {
+    // Liveness holds even now: the Worker runs; readiness and everything else say what to fix.
+    if (isLiveness(request)) return Response.json({ status: 'UP' });
+    return refusalResponse(rt.refusal);
+  }
   return rt.ready.app.fetch(request, env, ctx);
 }
+
+function isLiveness(request: Request): boolean {
+  return request.method === 'GET' && new URL(request.url).pathname === LIVENESS_PATH;
+}
+
+/** Served by the app too; answered here while the Worker refuses to serve. */
+const LIVENESS_PATH = '/actuator/health/liveness';
 
 /** The cron trigger: housekeeping runs even while `fetch` refuses for lack of credentials. */
 function scheduled(controller: ScheduledControllerLike, env: WorkerEnv, ctx: ExecutionContext): void {

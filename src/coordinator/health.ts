@@ -1,32 +1,60 @@
 /**
- * Redis reachability as the monitoring health endpoint reports it: one PING at a time, cached
- * for a second (PROTOCOL §2.9).
+ * Redis reachability as the health endpoints report it: one PING at a time, its result cached
+ * (1 s for monitoring health, PROTOCOL §2.9; 250 ms for readiness, so an instance is ready again
+ * within a second of Redis returning), and one log line per change of state, not per request.
  */
-import type { RedisHealth } from '../coordinator-api.js';
-import type { Store } from '../store/store.js';
+import type { RedisCheck, RedisHealth } from '../coordinator-api.js';
+import type { PingOutcome, Store } from '../store/store.js';
+import type { Logger } from './context.js';
 
-const HEALTH_CACHE_MS = 1000;
+/** How old a PING result `/monitoring/health` accepts (PROTOCOL §2.9). */
+export const HEALTH_CACHE_MS = 1000;
+/**
+ * How old a PING result readiness accepts. With one probe in flight at a time, a flood of
+ * health requests costs Redis at most ~4 PINGs a second.
+ */
+export const READINESS_CACHE_MS = 250;
+
+/** A probe still pending after this long is given up on (its runtime may have dropped it). */
+const STUCK_PROBE_MS = 10_000;
 
 /** The cached PING result of a store. */
 export class RedisHealthProbe {
-  private value: RedisHealth = 'UNKNOWN';
-  private at = 0;
+  private value: RedisCheck = { status: 'UNKNOWN' };
+  private at = Number.NEGATIVE_INFINITY;
   private pending: Promise<void> | null = null;
+  private pendingSince = 0;
 
   constructor(
-    private readonly store: Pick<Store, 'ping'>,
+    private readonly store: Pick<Store, 'ping' | 'pingOutcome'>,
     private readonly now: () => number,
+    private readonly log: Logger = () => {},
   ) {}
 
-  /** The latest result; the first probe is awaited so a fresh instance does not say UNKNOWN. */
-  async get(): Promise<RedisHealth> {
-    if (this.now() - this.at >= HEALTH_CACHE_MS && !this.pending) {
-      this.pending = this.store
-        .ping()
-        .then((ok) => this.settle(ok ? 'UP' : 'DOWN'))
-        .catch(() => this.settle('DOWN'));
+  /** The latest status, refreshed when older than `maxAgeMs`. */
+  async get(maxAgeMs = HEALTH_CACHE_MS): Promise<RedisHealth> {
+    return (await this.check(maxAgeMs)).status;
+  }
+
+  /**
+   * The status and why it is DOWN, refreshed when older than `maxAgeMs`: callers wait for the
+   * one probe in flight (a Worker must: a promise its request does not wait for is dropped with
+   * the request). Stores answer a PING quickly while disconnected, so the wait is short.
+   */
+  async check(maxAgeMs = READINESS_CACHE_MS): Promise<RedisCheck> {
+    const t = this.now();
+    if (t - this.at < maxAgeMs) return this.value;
+    if (!this.pending || t - this.pendingSince > STUCK_PROBE_MS) {
+      this.pendingSince = t;
+      const probe: Promise<void> = this.outcome()
+        .catch((): PingOutcome => ({ ok: false, error: 'unreachable' }))
+        .then((o) => {
+          if (this.pending === probe)
+            this.settle(o.ok ? { status: 'UP' } : { status: 'DOWN', error: o.error });
+        });
+      this.pending = probe;
     }
-    if (this.value === 'UNKNOWN' && this.pending) await this.pending;
+    await this.pending;
     return this.value;
   }
 
@@ -35,9 +63,20 @@ export class RedisHealthProbe {
     await this.pending;
   }
 
-  private settle(value: RedisHealth): void {
-    this.value = value;
+  private async outcome(): Promise<PingOutcome> {
+    if (this.store.pingOutcome) return this.store.pingOutcome();
+    return (await this.store.ping()) ? { ok: true } : { ok: false, error: 'unreachable' };
+  }
+
+  private settle(next: RedisCheck): void {
+    const prev = this.value;
+    this.value = next;
     this.at = this.now();
     this.pending = null;
+    if (next.status === 'DOWN' && (prev.status !== 'DOWN' || prev.error !== next.error)) {
+      this.log('error', 'Redis unavailable', { reason: next.error });
+    } else if (next.status === 'UP' && prev.status === 'DOWN') {
+      this.log('info', 'Redis reachable again');
+    }
   }
 }

@@ -10,6 +10,7 @@ import type {
   DeleteGroupInput,
   GroupSnapshot,
   MigrationsOverview,
+  RedisCheck,
   RedisHealth,
   RollbackInput,
   ScaleInput,
@@ -58,7 +59,7 @@ export class Coordinator implements CoordinatorApi {
       random: deps.random ?? Math.random,
       emit: deps.onEvent ?? (() => undefined),
     };
-    this.health = new RedisHealthProbe(store, now);
+    this.health = new RedisHealthProbe(store, now, this.ctx.log);
   }
 
   /** Releases nothing today but a health probe in flight; kept so adapters can shut every component down uniformly. */
@@ -97,6 +98,10 @@ export class Coordinator implements CoordinatorApi {
 
   redisHealth(): Promise<RedisHealth> {
     return this.health.get();
+  }
+
+  redisReadiness(): Promise<RedisCheck> {
+    return this.health.check();
   }
 
   /** What a heartbeat calls back into (made once: the heartbeat path allocates as little as it can). */

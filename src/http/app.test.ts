@@ -552,13 +552,46 @@ describe('http > monitoring', () => {
 });
 
 describe('http > actuator', () => {
-  it('serves health and info without touching the coordinator', async () => {
+  it('serves liveness and info without touching the coordinator', async () => {
     const { send, fake } = setup({}, { version: '1.2.3' });
-    expect((await send('GET', '/actuator/health')).json).toEqual({ status: 'UP' });
+    expect(await send('GET', '/actuator/health/liveness')).toMatchObject({
+      status: 200,
+      json: { status: 'UP' },
+    });
     expect((await send('GET', '/actuator/info')).json).toEqual({
       app: { name: 'redis-stream-coordinator-edge', version: '1.2.3' },
     });
     expect(fake.calls).toEqual([]);
+  });
+
+  it('reports health and readiness UP with their components while Redis answers', async () => {
+    const { send } = setup();
+    const up = { status: 'UP', components: { redis: { status: 'UP' }, lifecycle: { status: 'UP' } } };
+    for (const path of ['/actuator/health', '/actuator/health/readiness']) {
+      expect(await send('GET', path)).toMatchObject({ status: 200, json: up });
+    }
+  });
+
+  it('answers 503 DOWN when Redis is down or its probe fails, and while terminating', async () => {
+    const down = { status: 'DOWN', components: { redis: { status: 'DOWN' } } };
+    for (const redis of ['DOWN' as const, new Error('probe broke')]) {
+      const { send } = setup({ redis });
+      for (const path of ['/actuator/health', '/actuator/health/readiness']) {
+        expect(await send('GET', path)).toMatchObject({ status: 503, json: down });
+      }
+      expect((await send('GET', '/actuator/health/liveness')).status).toBe(200);
+    }
+    const { send } = setup({}, { terminating: () => true });
+    const r = await send('GET', '/actuator/health/readiness');
+    expect(r.status).toBe(503);
+    expect(r.json).toEqual({
+      status: 'DOWN',
+      components: {
+        redis: { status: 'UP' },
+        lifecycle: { status: 'DOWN', details: { state: 'terminating' } },
+      },
+    });
+    expect((await send('GET', '/actuator/health/liveness')).status).toBe(200);
   });
 });
 

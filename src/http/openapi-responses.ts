@@ -233,8 +233,18 @@ export const loginResponseSchema = z.object({
   roles: z.array(z.enum(ROLES)),
 });
 
-/** `/actuator/health`. */
-export const actuatorHealthSchema = z.object({ status: z.literal('UP') });
+const actuatorStatus = z.enum(['UP', 'DOWN']);
+const healthComponent = z.object({
+  status: actuatorStatus,
+  /** Why a component is DOWN, e.g. `{"error": "credentials refused"}` or `{"state": "terminating"}`. */
+  details: z.record(z.string(), text).optional(),
+});
+
+/** `/actuator/health` and its readiness and liveness groups (liveness carries `status` only). */
+export const actuatorHealthSchema = z.object({
+  status: actuatorStatus,
+  components: z.object({ redis: healthComponent, lifecycle: healthComponent }).optional(),
+});
 
 /** `/actuator/info`. */
 export const actuatorInfoSchema = z.object({ app: z.object({ name: text, version: text }) });

@@ -6,6 +6,13 @@ import type { OperationSpec } from './openapi-operations.js';
 
 const BASE = '/coord/v1';
 
+const READINESS =
+  'UP (200) when Redis answers a PING with the configured credentials (result cached 250 ms) and the ' +
+  'instance is not terminating (Node: after SIGTERM, while draining). Otherwise **503** with the same ' +
+  'body and `status` `DOWN`; the component that is DOWN says why, e.g. ' +
+  '`{"status":"DOWN","components":{"redis":{"status":"DOWN","details":{"error":"credentials refused"}},' +
+  '"lifecycle":{"status":"UP"}}}`. Never carries secrets.';
+
 /** Login, session, docs, metrics, console and actuator. */
 export const SERVICE_OPERATIONS: readonly OperationSpec[] = [
   {
@@ -99,8 +106,30 @@ export const SERVICE_OPERATIONS: readonly OperationSpec[] = [
     path: '/actuator/health',
     operationId: 'getActuatorHealth',
     tag: 'Operations',
-    summary: 'Liveness (public)',
-    success: { status: 200, description: 'Up', body: { component: 'ActuatorHealth' } },
+    summary: 'Health: readiness with its components (public)',
+    description: READINESS,
+    success: { status: 200, description: 'UP: ready for traffic', body: { component: 'ActuatorHealth' } },
+    errors: [],
+  },
+  {
+    method: 'GET',
+    path: '/actuator/health/readiness',
+    operationId: 'getActuatorReadiness',
+    tag: 'Operations',
+    summary: 'Readiness probe (public)',
+    description: READINESS,
+    success: { status: 200, description: 'UP: ready for traffic', body: { component: 'ActuatorHealth' } },
+    errors: [],
+  },
+  {
+    method: 'GET',
+    path: '/actuator/health/liveness',
+    operationId: 'getActuatorLiveness',
+    tag: 'Operations',
+    summary: 'Liveness probe (public)',
+    description:
+      'Always `{"status":"UP"}` while the process serves HTTP; it does not depend on Redis (a Redis outage must not restart the instance).',
+    success: { status: 200, description: 'The process serves', body: { component: 'ActuatorHealth' } },
     errors: [],
   },
   {

@@ -10,7 +10,7 @@ import { runScript } from './run-script.js';
 import { ScriptStore } from './script-store.js';
 import type { ScriptCall } from './scripts/commit-args.js';
 import type { LuaScript } from './scripts/lua-script.js';
-import type { ShardOps, Store } from './store.js';
+import type { PingOutcome, ShardOps, Store } from './store.js';
 
 /** Options of IoredisStore. */
 export interface IoredisStoreOptions {
@@ -30,6 +30,17 @@ export interface IoredisClientOptions {
   clusterNodes?: string[];
 }
 
+/**
+ * Delay before reconnect attempt `times` (1-based), ms. ioredis's default grows to 5 s (Cluster:
+ * 2 s), so after a long outage the instance would find Redis back only seconds later, and a
+ * command waiting out `maxRetriesPerRequest` reconnects would hang as long. Capped at 500 ms,
+ * readiness turns UP within a second of Redis returning (≤ 500 ms to reconnect, then the 250 ms
+ * readiness cache); the cost is one TCP connect attempt per 500 ms per connection while down.
+ */
+export function reconnectDelayMs(times: number): number {
+  return Math.min(times * 50, 500);
+}
+
 // RESP2 keeps raw replies (XINFO, script tables) in one shape; few retries so a dead Redis
 // turns into a quick 503 instead of a hanging request. Commands issued in the same tick leave in
 // one socket write (auto-pipelining): under load, many heartbeats' scripts share a syscall.
@@ -38,6 +49,7 @@ const CONNECTION_DEFAULTS = {
   maxRetriesPerRequest: 2,
   connectTimeout: 5000,
   enableAutoPipelining: true,
+  retryStrategy: reconnectDelayMs,
 } as const;
 
 /** Creates the ioredis client the Node service uses (standalone or Cluster). */
@@ -47,19 +59,37 @@ export function createIoredisClient(opts: IoredisClientOptions): Redis | Cluster
       const i = hp.lastIndexOf(':');
       return { host: hp.slice(0, i), port: Number(hp.slice(i + 1)) };
     });
-    const { enableAutoPipelining, ...redisOptions } = CONNECTION_DEFAULTS;
-    return new Cluster(nodes, { enableAutoPipelining, redisOptions });
+    const { enableAutoPipelining, retryStrategy, ...redisOptions } = CONNECTION_DEFAULTS;
+    return new Cluster(nodes, { enableAutoPipelining, clusterRetryStrategy: retryStrategy, redisOptions });
   }
   return new Redis(opts.url ?? 'redis://127.0.0.1:6379', { ...CONNECTION_DEFAULTS });
 }
 
 // Redis answers with these while it cannot serve (failover, loading, busy script, resharding).
 const TRANSIENT_REPLY = /^(LOADING|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|BUSY|MOVED|ASK|OOM)\b/;
+// A wrong or missing password: ioredis's AUTH at connect fails, and it rejects every queued
+// command with that reply (then reconnects and tries again).
+const AUTH_REPLY = /^(WRONGPASS|NOAUTH)\b/;
+/** What an authentication failure answers (503: a deployment problem, fixed by configuration). */
+export const CREDENTIALS_REFUSED =
+  'Redis refused the configured credentials (check the password of REDIS_URL)';
+
+const isReply = (err: unknown): err is Error => err instanceof Error && err.name === 'ReplyError';
 
 /** Maps a failed Redis call to a CoordinatorError without leaking connection details. */
-function redisFailure(err: unknown): CoordinatorError {
+export function redisFailure(err: unknown): CoordinatorError {
   if (isCoordinatorError(err)) return err;
-  if (err instanceof Error && err.name === 'ReplyError' && !TRANSIENT_REPLY.test(err.message)) {
+  if (isReply(err) && AUTH_REPLY.test(err.message)) {
+    return new CoordinatorError('REDIS_UNAVAILABLE', CREDENTIALS_REFUSED, { cause: err });
+  }
+  if (isReply(err) && err.message.startsWith('NOPERM')) {
+    return new CoordinatorError(
+      'REDIS_UNAVAILABLE',
+      'Redis refused a coordinator command to the configured user (NOPERM: check its ACL)',
+      { cause: err },
+    );
+  }
+  if (isReply(err) && !TRANSIENT_REPLY.test(err.message)) {
     if (err.message.startsWith('WRONGTYPE')) {
       return new CoordinatorError('METADATA_CORRUPT', 'stored metadata has an unexpected Redis type', {
         cause: err,
@@ -79,6 +109,7 @@ export class IoredisStore extends ScriptStore implements Store, Required<ShardOp
   protected readonly ns: string;
   private readonly ownsClient: boolean;
   private readonly pingTimeoutMs: number;
+  private lastPingError = 'unreachable';
 
   constructor(client: Redis | Cluster, options: IoredisStoreOptions) {
     super();
@@ -133,14 +164,30 @@ export class IoredisStore extends ScriptStore implements Store, Required<ShardOp
   }
 
   async ping(): Promise<boolean> {
+    return (await this.pingOutcome()).ok;
+  }
+
+  async pingOutcome(): Promise<PingOutcome> {
+    // Between reconnect attempts a PING would only wait in the offline queue: answer at once,
+    // with the reason the last attempt failed (a refused password stays "credentials refused").
+    if (this.client.status === 'reconnecting' || this.client.status === 'end') {
+      return { ok: false, error: this.lastPingError };
+    }
+    const outcome = await this.timedPing();
+    this.lastPingError = outcome.ok ? 'unreachable' : outcome.error;
+    return outcome;
+  }
+
+  private async timedPing(): Promise<PingOutcome> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error('ping timed out')), this.pingTimeoutMs);
     });
     try {
-      return (await Promise.race([this.client.ping(), timeout])) === 'PONG';
-    } catch {
-      return false;
+      const reply = await Promise.race([this.client.ping(), timeout]);
+      return reply === 'PONG' ? { ok: true } : { ok: false, error: 'unexpected PING reply' };
+    } catch (err) {
+      return { ok: false, error: pingError(err) };
     } finally {
       clearTimeout(timer);
     }
@@ -154,4 +201,13 @@ export class IoredisStore extends ScriptStore implements Store, Required<ShardOp
       this.client.disconnect();
     }
   }
+}
+
+/** Why a PING failed, as a fixed phrase (never the reply text: it may name users or hosts). */
+function pingError(err: unknown): string {
+  if (!isReply(err)) return 'unreachable';
+  if (AUTH_REPLY.test(err.message)) return 'credentials refused';
+  if (err.message.startsWith('NOPERM')) return 'permission denied';
+  const word = TRANSIENT_REPLY.exec(err.message)?.[1];
+  return word ? `not serving (${word})` : 'error reply';
 }

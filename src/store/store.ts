@@ -18,6 +18,9 @@ import type { GroupHeader } from '../core/member-view.js';
 import type { GroupDoc, StreamDoc } from '../core/model.js';
 import type { StreamHead } from './records.js';
 
+/** A PING's outcome; `error` is a short fixed phrase, safe on a public health endpoint. */
+export type PingOutcome = { ok: true } | { ok: false; error: string };
+
 /** A consistent whole read of one stream and (some of) its groups. */
 export interface StreamSnapshot {
   /** The stream's `storeRevision` at read time (>= 1); it moves when the stream document does. */
@@ -248,6 +251,8 @@ export interface Store extends StreamOps, Partial<ShardOps> {
   unregisterStream(prefix: string): Promise<void>;
   /** PING with a short timeout. */
   ping(): Promise<boolean>;
+  /** PING with a short timeout, saying why it failed (health details). @default from `ping()` */
+  pingOutcome?(): Promise<PingOutcome>;
   /** Closes connections the store owns. */
   close(): Promise<void>;
 }

@@ -54,3 +54,12 @@ export function upstashFailure(err: unknown): CoordinatorError {
     cause: err,
   });
 }
+
+/** Why a PING failed, as a fixed phrase for health details (never the reply text). */
+export function upstashPingError(err: unknown): string {
+  if (!isUpstashReply(err)) return 'unreachable';
+  const text = upstashErrorText(err);
+  if (AUTH_REPLY.test(text)) return 'credentials refused';
+  const word = TRANSIENT_REPLY.exec(text)?.[1];
+  return word ? `not serving (${word})` : 'error reply';
+}

@@ -3,9 +3,9 @@ import { streamsIndexKey, sweepCursorKey } from './keys.js';
 import { ScriptStore } from './script-store.js';
 import type { ScriptCall } from './scripts/commit-args.js';
 import type { LuaScript } from './scripts/lua-script.js';
-import type { ShardOps, Store } from './store.js';
+import type { PingOutcome, ShardOps, Store } from './store.js';
 import type { UpstashCommands } from './upstash-client.js';
-import { upstashFailure } from './upstash-errors.js';
+import { upstashFailure, upstashPingError } from './upstash-errors.js';
 import { runUpstashScript } from './upstash-script.js';
 
 /** Options of UpstashStore. */
@@ -78,16 +78,21 @@ export class UpstashStore extends ScriptStore implements Store, Required<ShardOp
   }
 
   async ping(): Promise<boolean> {
+    return (await this.pingOutcome()).ok;
+  }
+
+  async pingOutcome(): Promise<PingOutcome> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error('ping timed out')), this.pingTimeoutMs);
     });
     try {
-      // Any reply proves reachability; its text is not compared (see the file comment).
-      await Promise.race([this.call(() => this.client.ping()), timeout]);
-      return true;
-    } catch {
-      return false;
+      // Any reply proves reachability: the client's decoding of PONG is not compared.
+      this.onRequest();
+      await Promise.race([this.client.ping(), timeout]);
+      return { ok: true };
+    } catch (err) {
+      return { ok: false, error: upstashPingError(err) };
     } finally {
       clearTimeout(timer);
     }

@@ -186,10 +186,12 @@ describe('auth > open mode (no credentials)', () => {
 });
 
 describe('auth > public actuator', () => {
-  it('serves /actuator/health and /actuator/info without credentials when auth is on', async () => {
+  it('serves /actuator/health (readiness, liveness) and /actuator/info without credentials when auth is on', async () => {
     const s = makeAuthStack(backend, credentialsEnv());
     try {
       expect((await s.send('GET', '/actuator/health')).status).toBe(200);
+      expect((await s.send('GET', '/actuator/health/readiness')).status).toBe(200);
+      expect((await s.send('GET', '/actuator/health/liveness')).status).toBe(200);
       expect((await s.send('GET', '/actuator/info')).status).toBe(200);
     } finally {
       await s.close();

@@ -12,7 +12,16 @@ export const healthScenarios: Scenario[] = [
     async run(t) {
       const health = await t.call('GET', '/actuator/health');
       expect(health.status).toBe(200);
-      expect(health.body).toEqual({ status: 'UP' });
+      expect(health.body).toEqual({
+        status: 'UP',
+        components: { redis: { status: 'UP' }, lifecycle: { status: 'UP' } },
+      });
+      const readiness = await t.call('GET', '/actuator/health/readiness');
+      expect(readiness.status).toBe(200);
+      expect(readiness.body.status).toBe('UP');
+      const liveness = await t.call('GET', '/actuator/health/liveness');
+      expect(liveness.status).toBe(200);
+      expect(liveness.body).toEqual({ status: 'UP' });
       const info = await t.call('GET', '/actuator/info');
       expect(info.status).toBe(200);
       expect(info.body.app.name).toBe('redis-stream-coordinator-edge');
