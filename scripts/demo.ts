@@ -1,5 +1,5 @@
 /**
- * `npm run demo`: a coordinator (private Redis if none answers), a producer and three consumers
+ * `npm run demo`: a coordinator (private Redis unless REDIS_URL is set), a producer and three consumers
  * (two members each), resharding 4 → 8 → 2 while records flow, with a live summary every second
  * and a correctness line at the end. Exits 0 only when nothing was lost. Loopback only, bounded
  * in time (about a minute), stops by itself.

@@ -39,11 +39,11 @@ export type ConsumerHandler = (record: ConsumedRecord) => HandlerResult;
 /** Delay before retry `n` of a failed record: `min(maxMs, baseMs * factor^(n-1))`. */
 export interface RetryBackoff {
   /** @default 1000 */
-  baseMs?: number;
+  baseMs?: number | undefined;
   /** @default 2 */
-  factor?: number;
+  factor?: number | undefined;
   /** @default 60000 */
-  maxMs?: number;
+  maxMs?: number | undefined;
 }
 
 /** Options of `createConsumer`. */
@@ -53,17 +53,17 @@ export interface ConsumerOptions {
   /** Logical stream; shard keys are `<streamPrefix>:<i>`. */
   streamPrefix: string;
   /** Coordinator consumer group, also the Redis consumer group. @default streamPrefix */
-  consumerGroup?: string;
+  consumerGroup?: string | undefined;
   /** Members in this process (`<memberBase>-m0 … -m<N-1>`), each heartbeating on its own. @default 1 */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** Processes one record. */
   handler: ConsumerHandler;
   /** ioredis client (standalone or Cluster) for acks, claims and dead letters; duplicated for blocking reads. The caller keeps owning it. */
   redis: Redis | Cluster;
   /** Basic `{username, password}` or `{token}`; needs MEMBER when the coordinator authenticates heartbeats. @default none */
-  credentials?: Credentials;
+  credentials?: Credentials | undefined;
   /** @default globalThis.fetch */
-  fetch?: FetchLike;
+  fetch?: FetchLike | undefined;
   /**
    * Base of member ids (`<memberBase>-m<i>`), sanitized to `[A-Za-z0-9._-]` and kept exactly
    * otherwise. Give each process its own: the coordinator refuses a member id another live
@@ -71,37 +71,37 @@ export interface ConsumerOptions {
    * back once the old process's lease has run out.
    * @default `<POD_IP env, else the host name>-<pid>-<6 random hex>` (unique per process)
    */
-  memberBase?: string;
+  memberBase?: string | undefined;
   /** `COUNT` of every read. @default 10 */
-  pollBatchSize?: number;
+  pollBatchSize?: number | undefined;
   /** `BLOCK` of every read of new entries, ms. @default 1000 */
-  blockMs?: number;
+  blockMs?: number | undefined;
   /** Records handled at once by one member, over all its shards (shared fairly). @default pollBatchSize */
-  maxInFlightPerMember?: number;
+  maxInFlightPerMember?: number | undefined;
   /** Records handled at once per shard; 1 handles a shard in order (until a retry). @default maxInFlightPerMember */
-  maxInFlightPerShard?: number;
+  maxInFlightPerShard?: number | undefined;
   /** Deliveries before a record goes to the dead-letter stream. @default 5 */
-  maxDeliveries?: number;
+  maxDeliveries?: number | undefined;
   /** Stream receiving records past `maxDeliveries`. @default `<streamPrefix>:dlq` */
-  deadLetterStream?: string;
+  deadLetterStream?: string | undefined;
   /** Delay before re-delivering a failed record, by delivery count. @default { baseMs: 1000, factor: 2, maxMs: 60000 } */
-  retryBackoff?: RetryBackoff;
+  retryBackoff?: RetryBackoff | undefined;
   /** Entries pending under another consumer are claimed once idle this long, ms. @default 10000 */
-  claimMinIdleMs?: number;
+  claimMinIdleMs?: number | undefined;
   /** How often each read loop looks for due retries and orphaned entries, ms. @default 1000 */
-  pendingScanIntervalMs?: number;
+  pendingScanIntervalMs?: number | undefined;
   /** Heartbeat interval until the coordinator's first answer sets it, ms. @default 3000 */
-  heartbeatIntervalMs?: number;
+  heartbeatIntervalMs?: number | undefined;
   /** Timeout of one heartbeat request, ms (also capped at the local lease). @default 5000 */
-  requestTimeoutMs?: number;
+  requestTimeoutMs?: number | undefined;
   /** Member lease TTL when the answer does not carry `memberLeaseTtlMs` (reference coordinator), ms. @default 15000 */
-  fallbackLeaseTtlMs?: number;
+  fallbackLeaseTtlMs?: number | undefined;
   /** The local lease ends this long before the server's, ms. @default a fifth of the lease TTL, at most 3000 */
-  leaseMarginMs?: number;
+  leaseMarginMs?: number | undefined;
   /** Longest wait in `close()` for in-flight work before leaving anyway, ms. @default 30000 */
-  shutdownTimeoutMs?: number;
+  shutdownTimeoutMs?: number | undefined;
   /** Event listeners registered before anything starts. @default none */
-  listeners?: ConsumerListeners;
+  listeners?: ConsumerListeners | undefined;
 }
 
 /** Options with every default applied. */

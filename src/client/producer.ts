@@ -22,35 +22,35 @@ export interface ProducerOptions {
   /** Logical stream; shard keys are `<streamPrefix>:<i>`. */
   streamPrefix: string;
   /** Group whose routing is read (any group of the stream; all share its shard count). @default streamPrefix */
-  consumerGroup?: string;
+  consumerGroup?: string | undefined;
   /** Basic `{username, password}` or `{token}` (bearer); needs the READ role. @default none */
-  credentials?: Credentials;
+  credentials?: Credentials | undefined;
   /** Redis port: `ioredisAdapter(client)` or `upstashAdapter(client)`. */
   redis: ProducerRedis;
   /** @default globalThis.fetch */
-  fetch?: FetchLike;
+  fetch?: FetchLike | undefined;
   /** Timeout of one coordinator request, ms. @default 5000 */
-  requestTimeoutMs?: number;
+  requestTimeoutMs?: number | undefined;
   /** How long a routing answer may be used, counted from when it was requested, ms. @default 30000 */
-  routingLeaseMs?: number;
+  routingLeaseMs?: number | undefined;
   /** Refresh in the background this long before the lease ends, ms (< routingLeaseMs). @default routingLeaseMs / 6 */
-  refreshAheadMs?: number;
+  refreshAheadMs?: number | undefined;
   /** After a failed routing fetch, fail fast for this long before asking again, ms. @default 1000 */
-  routingRetryAfterMs?: number;
+  routingRetryAfterMs?: number | undefined;
   /** `MAXLEN` of every `XADD`. @default 100000 (as the reference Python client) */
-  maxLen?: number;
+  maxLen?: number | undefined;
   /** Trim with `MAXLEN ~` (true) or `MAXLEN =` (false). @default true */
-  approximateTrim?: boolean;
+  approximateTrim?: boolean | undefined;
   /** Attempts per record, first included (stale routes and retryable Redis failures). @default 3 */
-  publishMaxAttempts?: number;
+  publishMaxAttempts?: number | undefined;
   /** Base pause before retrying after a Redis failure, ms (doubles, jittered). @default 50 */
-  retryBackoffMs?: number;
+  retryBackoffMs?: number | undefined;
   /** How long an `eventId` marker is kept, s: repeats within it return the first entry id. @default 86400 */
-  idempotencyTtlSeconds?: number;
+  idempotencyTtlSeconds?: number | undefined;
   /** Most in-doubt `eventId`s whose shard is remembered for a later call's retry (0: none). @default 10000 */
-  maxInDoubtEvents?: number;
+  maxInDoubtEvents?: number | undefined;
   /** Clock, ms. @default Date.now */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /** One record to publish. */
@@ -60,7 +60,7 @@ export interface PublishRecord {
   /** Entry fields, written in `Object.entries` order; at least one. */
   fields: Readonly<Record<string, string>>;
   /** Makes the publish idempotent: a repeat returns the first entry id. @default none */
-  eventId?: string;
+  eventId?: string | undefined;
 }
 
 /** Outcome of one record of `publishBatch`, in input order. */

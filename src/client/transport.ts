@@ -19,11 +19,11 @@ export interface TransportOptions {
    */
   baseUrl: string;
   /** Sent on every request. @default none (open-mode coordinator) */
-  credentials?: Credentials;
+  credentials?: Credentials | undefined;
   /** @default globalThis.fetch */
-  fetch?: FetchLike;
+  fetch?: FetchLike | undefined;
   /** Longest wait for a whole request (connect, answer and body). @default 5000 */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** The API base path every route sits under. */

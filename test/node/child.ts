@@ -23,10 +23,18 @@ export interface CoordinatorProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts the coordinator with a clean env: only PATH/HOME plus `env`. */
-export function startCoordinator(env: Record<string, string>): CoordinatorProcess {
+/**
+ * Starts the coordinator with a clean env: only PATH/HOME plus `env`; `via: 'npm'` runs
+ * `npm start` instead of node itself (signals then go to npm).
+ */
+export function startCoordinator(
+  env: Record<string, string>,
+  via: 'node' | 'npm' = 'node',
+): CoordinatorProcess {
   const base: Record<string, string> = { HOME: process.env.HOME ?? '/tmp', PATH: process.env.PATH ?? '' };
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'node/start.ts'], {
+  const [cmd, args] =
+    via === 'npm' ? ['npm', ['start', '--silent']] : [process.execPath, ['--import', 'tsx', 'node/start.ts']];
+  const proc = spawn(cmd, args, {
     cwd: repoRoot,
     env: { ...base, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -65,6 +65,16 @@ describe('npm start > SIGTERM', () => {
     expect(child.lines.at(-1)?.msg).toBe('stopped');
   });
 
+  it('drains and exits 0 when SIGTERM is sent to `npm start` itself, leaving no coordinator behind', async () => {
+    const child = startCoordinator({ PORT: '0', REDIS_URL: inject('redisUrl') }, 'npm');
+    const url = String((await child.waitForLine((l) => l.msg === 'listening')).url);
+    child.proc.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
+    expect(child.lines.at(-1)?.msg).toBe('stopped');
+    const port = Number(new URL(url).port);
+    expect(await canConnect('127.0.0.1', port)).toBe(false);
+  });
+
   it('treats SIGINT (Ctrl-C) the same way', async () => {
     const child = startCoordinator({ PORT: '0', REDIS_URL: inject('redisUrl') });
     await child.waitForLine((l) => l.msg === 'listening');

@@ -107,6 +107,9 @@ const options: ConsumerOptions = {
   streamPrefix: 'orders',
   redis,
   concurrency: 2,
+  // Optional settings straight from the environment (string | undefined) under exactOptionalPropertyTypes.
+  memberBase: process.env.MEMBER_BASE,
+  consumerGroup: process.env.GROUP,
   handler: async (record) => (record.fields.kind === 'tombstone' ? 'ack-delete' : undefined),
   listeners: { assigned: (e) => console.log(e.memberId, e.streamKey) },
 };
