@@ -20,6 +20,7 @@ import { withEpochsOf } from '../core/heartbeat.js';
 import type { HeartbeatInput, HeartbeatOutput } from '../core/heartbeat-types.js';
 import { decideGrant, decideHeartbeat, type MemberDecision } from '../core/member-heartbeat.js';
 import { refuseSharedMemberId } from '../core/member-instance.js';
+import { isHeld, underHold } from '../core/recovery-hold.js';
 import type { GroupHeader, MemberView } from '../core/member-view.js';
 import { PROTOCOL_VERSION } from '../core/model.js';
 import { assignsAtOnce, headerAfterChange, roundDueAt, roundWaitMs } from '../core/pacing.js';
@@ -72,6 +73,7 @@ export async function heartbeat(
       progressJson: JSON.stringify(input.shardProgress),
       shards: reported,
       maxDue: MAX_DUE,
+      recoveryHoldMs: ctx.protocol.memberLeaseTtlMs,
     });
     if (fastKey !== null) ctx.emit({ type: 'fast-path', hit: r.kind === 'fast' });
     fastKey = null;
@@ -103,7 +105,7 @@ export async function heartbeat(
     const view = await viewOf(ctx, prefix, group, r);
     const decision = decideHeartbeat(view, input, ctx.protocol, now);
     const plan = heartbeatPlan(ctx, prefix, group, r, decision, view, input, now);
-    if (!plan) return answered(ctx, decision.response);
+    if (!plan) return answered(ctx, underHold(decision.response, r.header, input.ownedShards, now));
     const res = await ctx.store.commit(plan);
     ctx.emit({ type: 'commit', ok: res.ok, scope: 'member' });
     if (!res.ok) {
@@ -131,7 +133,7 @@ export async function heartbeat(
         : coalesced({ ...decision, response }, after, ctx, r.liveMembers, now);
     }
     if (r.head.resharding && passDue(r, decision, now)) await hooks.reshardingTouched(prefix, now);
-    return answered(ctx, response);
+    return answered(ctx, underHold(response, r.header, input.ownedShards, now));
   }
   throw new CoordinatorError(
     'STATE_VERSION_CONFLICT',
@@ -233,16 +235,19 @@ async function grantJoiner(
       progressJson: '[]',
       shards: [],
       maxDue: 0,
+      recoveryHoldMs: ctx.protocol.memberLeaseTtlMs,
     });
     if (r.kind !== 'view') return null;
     const view = await viewOf(ctx, prefix, group, r);
     const grant = decideGrant(view, ctx.protocol, now);
     if (!grant) return null;
     const plan = heartbeatPlan(ctx, prefix, group, r, grant, view, null, now);
-    if (!plan) return grant.response;
+    // A joiner reads nothing yet: under a recovery hold it is granted nothing.
+    const response = underHold(grant.response, r.header, [], now);
+    if (!plan) return response;
     const res = await ctx.store.commit(plan);
     ctx.emit({ type: 'commit', ok: res.ok, scope: 'member' });
-    if (res.ok) return grant.response;
+    if (res.ok) return response;
     await backoff(ctx, attempt);
   }
   return null;
@@ -306,7 +311,8 @@ function heartbeatPlan(
   if (decision.acknowledge) writes.push({ k: 'ack', member: id });
   if (decision.bumps > 0 || decision.round !== undefined) writes.push({ k: 'touch', at: now });
   if (writes.length === 0) return null;
-  const steady = input && steadyAnswer(view, input, decision, ctx.protocol, now);
+  // No fast-path answer is recorded during a recovery hold: it would outlive the hold.
+  const steady = input && !isHeld(r.header, now) && steadyAnswer(view, input, decision, ctx.protocol, now);
   const waits = steady ? blockersAsRead(r, steady.response.pendingShards) : null;
   if (steady && waits && decision.member) {
     writes.push({

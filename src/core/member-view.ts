@@ -26,6 +26,11 @@ export interface GroupHeader {
   updatedAt: number;
   /** When the oldest change not yet assigned was made (absent: none, or not recorded). */
   pendingSince?: number;
+  /**
+   * Until when answers grant only shards the member already reports, after the store saw a
+   * restarted Redis whose data may be older than what members were told (absent: never).
+   */
+  recoveringUntil?: number;
 }
 
 /** An open metadata-correction round; its acknowledged members are kept beside it. */

@@ -173,6 +173,7 @@ export function decodeHeader(prefix: string, group: string, fields: Record<strin
     createdAt: n('ca'),
     updatedAt: n('ua'),
     ...(fields.pa !== undefined ? { pendingSince: n('pa') } : {}),
+    ...(fields.rc !== undefined ? { recoveringUntil: n('rc') } : {}),
   };
 }
 

@@ -93,6 +93,8 @@ export interface MemberReadRequest {
   shards: readonly number[];
   /** Due members listed at most. */
   maxDue: number;
+  /** How long a recovery hold lasts once the read sees a restarted Redis, ms. @default 0 (none) */
+  recoveryHoldMs?: number;
 }
 
 /** Everything a heartbeat decides from. */

@@ -11,7 +11,7 @@ const PINNED: Record<string, string> = {
   'release-lock': 'c89cee65b7ab260d98c281f3c3eb6fa7c992cdd2',
   commit: 'b1db4aa462b50e9dc72548a1b6d48e11b4843426',
   load: '4deb2eb38319cdf7eb956422fdee24d5124abdd2',
-  'member-read': '1c206223fa8481838c7f22892205d2cd6b90fcf9',
+  'member-read': 'f52c5d4eae2ecfeec7301726cb4a3607c7a0150a',
   'assignment-read': '82763da2e91e604794d55d07e8f393d25dfa9cb3',
   'members-read': 'a4126724ed25698b30d13e27d1978ec8bfa186e3',
   'due-read': '05d282b5536e8473fe278399abe7ce1fb56ab8a2',

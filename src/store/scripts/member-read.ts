@@ -10,12 +10,20 @@
  * ARGV[4] fast-path key ('' = no fast path)   ARGV[5] lease the fast path renews to
  * ARGV[6] progress JSON the fast path stores   ARGV[7] k (due members listed at most)
  * ARGV[8] the shards the request names, comma-separated (one argument: cheaper to pass than many)
+ * ARGV[9] how long a recovery hold lasts, ms (the member lease)
  *
  * The fast path answers when the member's fingerprint matches the group header, the stream
  * revision, the member's record revision, its target and the request key; each shard the
  * answer keeps pending is still held by the same member with the same status; no correction
  * round is open; the member is in the lease index; and no lease, deadline or timer is due.
  * It then renews the lease (never shortens it) and the heartbeat time and progress.
+ *
+ * Redis restarts (issue 12): the header keeps the `run_id` of the server that last read it on
+ * the full path (`rn`). Another run id means the data may be older than what members were told
+ * (restart from an older snapshot or AOF, failover to a lagging replica): the header gets a
+ * recovery hold until now + ARGV[9] (`rc`), during which answers grant no shard a member does
+ * not already report and the fast path is off. A header without `rn` just records it. Where
+ * INFO is unavailable inside scripts (not Redis), nothing is detected.
  *
  * Returns
  *   {0}                      no stream (and no group header either)
@@ -68,7 +76,9 @@ local function liveAt(v)
   return head, head and string.sub(head, 7)
 end
 
-if fastKey ~= '' and rec and lease and not hf.cr and #expired == 0 and #deadlines == 0 and #timers == 0 then
+local recovering = hf.rc and tonumber(hf.rc) > tonumber(now)
+
+if fastKey ~= '' and rec and lease and not hf.cr and not recovering and #expired == 0 and #deadlines == 0 and #timers == 0 then
   local fp = redis.call('HGET', K[9], m)
   if fp then
     local head = (hf.ge or '') .. '|' .. (hf.ae or '') .. '|' .. (hf.mv or '') .. '|' .. s[1] .. '|'
@@ -107,6 +117,19 @@ if fastKey ~= '' and rec and lease and not hf.cr and #expired == 0 and #deadline
       end
       return { 3, string.sub(fp, pos) }
     end
+  end
+end
+
+local info = redis.pcall('INFO', 'server')
+local run = type(info) == 'string' and string.match(info, 'run_id:(%x+)') or nil
+if run and hf.rn ~= run then
+  if hf.rn then
+    local hold = tostring(tonumber(now) + tonumber(ARGV[9]))
+    redis.call('HSET', K[2], 'rn', run, 'rc', hold)
+    h[#h + 1] = 'rc'
+    h[#h + 1] = hold
+  else
+    redis.call('HSET', K[2], 'rn', run)
   end
 end
 
@@ -182,5 +205,5 @@ return { 1, s[1], s[2], h, rec or false, tgt or false, lease or false, at or fal
 export const MEMBER_READ: LuaScript = {
   name: 'member-read',
   lua,
-  sha1: '1c206223fa8481838c7f22892205d2cd6b90fcf9',
+  sha1: 'f52c5d4eae2ecfeec7301726cb4a3607c7a0150a',
 };

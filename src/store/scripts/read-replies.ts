@@ -95,6 +95,7 @@ export function encodeMemberRead(ns: string, req: MemberReadRequest): ScriptCall
     req.progressJson,
     String(req.maxDue),
     req.shards.join(','),
+    String(Math.max(0, Math.floor(req.recoveryHoldMs ?? 0))),
   ]);
 }
 
