@@ -17,12 +17,14 @@ export interface StreamKeys {
   stream: string;
   /** STRING per-stream mutex token. */
   lock: string;
+  /** STRING one-time token of the last stream-wide commit (short TTL): recognises a resent commit. */
+  commit: string;
 }
 
-/** Per-stream keys: `K:{P}:stream` and `K:{P}:lock`. */
+/** Per-stream keys: `K:{P}:stream`, `K:{P}:lock` and `K:{P}:commit`. */
 export function streamKeys(ns: string, prefix: string): StreamKeys {
   const base = `${ns}:${streamTag(prefix)}`;
-  return { stream: `${base}:stream`, lock: `${base}:lock` };
+  return { stream: `${base}:stream`, lock: `${base}:lock`, commit: `${base}:commit` };
 }
 
 /** Keys of one consumer group (layout 2), in the order the scripts take them. */

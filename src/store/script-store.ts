@@ -29,6 +29,7 @@ import {
   groupCall,
 } from './scripts/read-replies.js';
 import { RELEASE_LOCK } from './scripts/release-lock.js';
+import { RENEW_LOCK } from './scripts/renew-lock.js';
 import { RETIRE_SHARD } from './scripts/retire-shard.js';
 import { decodeProvisionExisting, decodeRetireReply, decodeShardReading } from './scripts/shard-args.js';
 import { SHARD_EVIDENCE } from './scripts/shard-evidence.js';
@@ -72,6 +73,13 @@ export abstract class ScriptStore {
       keys: [this.lockKey(prefix, group)],
       args: [token, ttl],
     });
+    return Number(reply) === 1;
+  }
+
+  /** Extends the lock only while it holds `token` (never takes it again once lost). */
+  async renewLock(prefix: string, token: string, ttlMs: number, group?: string): Promise<boolean> {
+    const ttl = String(Math.max(1, Math.floor(ttlMs)));
+    const reply = await this.script(RENEW_LOCK, { keys: [this.lockKey(prefix, group)], args: [token, ttl] });
     return Number(reply) === 1;
   }
 

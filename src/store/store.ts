@@ -64,6 +64,13 @@ export interface StreamPlan {
   /** Records when a resharding pass last ran (does not move the revision). */
   passAt?: number;
   groups: GroupPlan[];
+  /**
+   * One-time token of this commit attempt: a second send of the same plan (lost reply, client
+   * resend) finds it stored and answers as applied instead of failing its checks.
+   */
+  token?: string;
+  /** The stream mutex token the plan was decided under: refused unless the mutex still holds it. */
+  lock?: string;
 }
 
 /** Outcome of `commit`. */
@@ -74,8 +81,15 @@ export type CommitOutcome =
       streamRev: number | null;
       /** Per plan group, its header after the commit (null when it was deleted). */
       headers: Array<HeaderValues | null>;
+      /** The plan's token was already stored: an earlier send of it applied (nothing written now). */
+      replayed?: boolean;
     }
-  | { ok: false; failedCheck: number };
+  | {
+      ok: false;
+      failedCheck: number;
+      /** The stream mutex no longer holds the plan's `lock` token (nothing written). */
+      lockLost?: boolean;
+    };
 
 /** Input of `readMember`. */
 export interface MemberReadRequest {
@@ -215,6 +229,8 @@ export interface Store extends StreamOps, Partial<ShardOps> {
    * `ttlMs`, or renews it when it already holds `token`. False when someone else holds it.
    */
   tryLock(prefix: string, token: string, ttlMs: number, group?: string): Promise<boolean>;
+  /** Extends the mutex (or the group's assignment lock) to `ttlMs` only if it still holds `token`. */
+  renewLock(prefix: string, token: string, ttlMs: number, group?: string): Promise<boolean>;
   /** Releases the mutex (or the group's assignment lock) if it still holds `token`. */
   unlock(prefix: string, token: string, group?: string): Promise<void>;
   /**
@@ -247,9 +263,9 @@ export interface Store extends StreamOps, Partial<ShardOps> {
   commit(plan: StreamPlan): Promise<CommitOutcome>;
   /** Every stream prefix known to this namespace. */
   listStreams(): Promise<string[]>;
-  /** Adds a prefix to the listing (idempotent; called before a stream's first commit). */
+  /** Adds a prefix to the listing (idempotent; the critical section calls it around a stream's first commit). */
   registerStream(prefix: string): Promise<void>;
-  /** Removes a prefix from the listing (after its stream document is deleted). */
+  /** Removes a prefix from the listing (the critical section, after the stream hash is deleted). */
   unregisterStream(prefix: string): Promise<void>;
   /** PING with a short timeout. */
   ping(): Promise<boolean>;

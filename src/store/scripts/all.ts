@@ -11,6 +11,7 @@ import { MEMBER_READ } from './member-read.js';
 import { PROVISION } from './provision.js';
 import { READ_SHARDS } from './read-shards.js';
 import { RELEASE_LOCK } from './release-lock.js';
+import { RENEW_LOCK } from './renew-lock.js';
 import { SHARD_SCRIPTS } from './shard-args.js';
 import { STREAM_PROBE } from './stream-probe.js';
 
@@ -18,6 +19,7 @@ import { STREAM_PROBE } from './stream-probe.js';
 export const ALL_SCRIPTS: readonly LuaScript[] = [
   ACQUIRE_LOCK,
   RELEASE_LOCK,
+  RENEW_LOCK,
   COMMIT,
   LOAD,
   MEMBER_READ,

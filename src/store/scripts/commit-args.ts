@@ -128,10 +128,17 @@ function encodeOp(op: PlanOp, g: number): string[] {
   }
 }
 
+/**
+ * How long a commit token stays stored: far longer than any resend of the same call (a client
+ * reconnect, the critical section's in-doubt resends), short enough to leave nothing behind.
+ */
+export const COMMIT_TOKEN_TTL_MS = 60_000;
+
 /** Builds the commit script call for `plan` in namespace `ns`. */
 export function encodeCommit(ns: string, plan: StreamPlan): ScriptCall {
   const keys = [streamKeys(ns, plan.prefix).stream];
   const args = [String(plan.groups.length), ...plan.groups.map((g) => encodedGroup(g.name))];
+  if (plan.lock !== undefined) args.push('lk', '0', plan.lock);
   if (plan.expect === 'absent') args.push('sx', '0');
   else if (plan.expect !== undefined)
     args.push(plan.expect.layout === 1 ? 's1' : 'sr', '0', String(plan.expect.rev));
@@ -156,14 +163,17 @@ export function encodeCommit(ns: string, plan: StreamPlan): ScriptCall {
   else if (plan.stream)
     args.push('sd', '0', JSON.stringify(plan.stream.doc), encodeStreamHead(plan.stream.head));
   if (plan.passAt !== undefined) args.push('sp', '0', ms(plan.passAt));
+  if (plan.token !== undefined) args.push('ct', '0', plan.token, String(COMMIT_TOKEN_TTL_MS));
   return { keys, args };
 }
 
 /** Decodes the commit script's reply. */
 export function decodeCommitReply(reply: unknown, groups: number): CommitOutcome {
   const a = Array.isArray(reply) ? reply : [];
-  if (Number(a[0]) === 0) return { ok: false, failedCheck: Number(a[1]) };
-  if (Number(a[0]) !== 1)
+  const code = Number(a[0]);
+  if (code === 0) return { ok: false, failedCheck: Number(a[1]) };
+  if (code === -1) return { ok: false, failedCheck: Number(a[1]), lockLost: true };
+  if (code !== 1 && code !== 2)
     throw new CoordinatorError('INTERNAL_ERROR', 'unexpected reply from the commit script');
   const headers: Array<HeaderValues | null> = [];
   for (let i = 0; i < groups; i++) {
@@ -174,5 +184,6 @@ export function decodeCommitReply(reply: unknown, groups: number): CommitOutcome
         : { groupEpoch: Number(ge), assignmentEpoch: Number(ae), metadataVersion: Number(mv) },
     );
   }
-  return { ok: true, streamRev: a[1] === null || a[1] === undefined ? null : Number(a[1]), headers };
+  const streamRev = a[1] === null || a[1] === undefined ? null : Number(a[1]);
+  return code === 2 ? { ok: true, streamRev, headers, replayed: true } : { ok: true, streamRev, headers };
 }

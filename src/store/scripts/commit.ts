@@ -10,7 +10,13 @@
  *                      live, fast, deadlines, timers, acks, assignLock); then operations: opcode,
  *                      group index (0 = stream), args.
  *
- * Checks: sx stream absent · sr rev (and layout 2) · s1 rev of a layout-1 stream · ge/gn header exists/absent · rr member rev ·
+ * In doubt (issue 12): `ct token ms` (stream-wide plans) records the plan's one-time token in
+ * K:{P}:commit for ms; a plan whose token is already there was applied by an earlier send of the
+ * same call (lost reply, client resend) and answers {2, …} as applied, writing nothing. `lk token`
+ * requires the stream mutex K:{P}:lock to hold token, else {-1, index}: a section that lost its
+ * lease never commits.
+ *
+ * Checks: lk stream mutex · sx stream absent · sr rev (and layout 2) · s1 rev of a layout-1 stream · ge/gn header exists/absent · rr member rev ·
  * ti member target · oi shard entry · om shard member (absent or that member's) · la member lease
  * (absent or ≤) · ri round · ki assignment-lock token. `-` stands for "absent".
  * Writes: sd doc head (rev+1) · sX delete stream · sp pass time · gc ge ae mv at (create header) ·
@@ -24,16 +30,17 @@
  * kr token ms (the assignment lock, if still the token's: released for 0, else kept for ms) ·
  * kc token ge ms (the same, released only if the group epoch is still ge, else kept for ms).
  *
- * Returns {1, streamRev, ge1, ae1, mv1, ge2, …} (each group's header after the writes), or
- * {0, index} naming the first check that failed (nothing written).
+ * Returns {1, streamRev, ge1, ae1, mv1, ge2, …} (each group's header after the writes; 2 instead
+ * of 1 for a plan already applied), {0, index} naming the first check that failed, or {-1, index}
+ * when the mutex is not the plan's (nothing written).
  */
 import { GROUP_KEY_PARTS } from '../keys.js';
 import type { LuaScript } from './lua-script.js';
 
-const lua = `local arity = { sx = 0, sr = 1, s1 = 1, ge = 0, gn = 0, rr = 2, ti = 2, oi = 2, om = 2, la = 2, ri = 1, ki = 1,
+const lua = `local arity = { lk = 1, ct = 2, sx = 0, sr = 1, s1 = 1, ge = 0, gn = 0, rr = 2, ti = 2, oi = 2, om = 2, la = 2, ri = 1, ki = 1,
   sd = 2, sX = 0, sp = 1, gc = 4, gX = 0, hi = 2, hs = 2, hn = 2, hd = 1, ae = 2, ms = 2, mj = 3, md = 1, ss = 2, ts = 2, td = 1,
   os = 2, ['or'] = 2, kr = 2, kc = 3, ls = 2, lr = 1, vs = 3, ds = 2, dn = 2, dr = 1, zs = 2, zr = 1, as = 1, ax = 0, fs = 2 }
-local check = { sx = true, sr = true, s1 = true, ge = true, gn = true, rr = true, ti = true, oi = true, om = true,
+local check = { lk = true, sx = true, sr = true, s1 = true, ge = true, gn = true, rr = true, ti = true, oi = true, om = true,
   la = true, ri = true, ki = true }
 local groups = tonumber(ARGV[1])
 local keys = {}
@@ -64,6 +71,22 @@ end
 local function K(g, slot)
   return keys[g][slot]
 end
+local function reply(code)
+  local out = { code, redis.call('HGET', KEYS[1], 'rev') or false }
+  for g = 1, groups do
+    local h = redis.call('HMGET', K(g, 1), 'ge', 'ae', 'mv')
+    out[#out + 1] = h[1] or false
+    out[#out + 1] = h[2] or false
+    out[#out + 1] = h[3] or false
+  end
+  return out
+end
+local commitKey = string.sub(KEYS[1], 1, -8) .. ':commit'
+for _, op in ipairs(ops) do
+  if op.c == 'ct' and redis.call('GET', commitKey) == op[1] then
+    return reply(2)
+  end
+end
 local function absent(v)
   if v == '-' then
     return false
@@ -90,7 +113,12 @@ for idx, op in ipairs(ops) do
   local c = op.c
   if check[c] then
     local ok
-    if c == 'sx' then
+    if c == 'lk' then
+      if redis.call('GET', string.sub(KEYS[1], 1, -8) .. ':lock') ~= op[1] then
+        return { -1, idx }
+      end
+      ok = true
+    elseif c == 'sx' then
       ok = redis.call('EXISTS', KEYS[1]) == 0
     elseif c == 'sr' then
       local s = redis.call('HMGET', KEYS[1], 'rev', 'layout')
@@ -137,6 +165,8 @@ for _, op in ipairs(ops) do
     redis.call('DEL', KEYS[1])
   elseif c == 'sp' then
     redis.call('HSET', KEYS[1], 'pass', op[1])
+  elseif c == 'ct' then
+    redis.call('SET', commitKey, op[1], 'PX', op[2])
   elseif c == 'gc' then
     redis.call('HSET', K(g, 1), 'ge', op[1], 'ae', op[2], 'mv', op[3], 'ca', op[4], 'ua', op[4])
   elseif c == 'gX' then
@@ -242,15 +272,8 @@ for _, op in ipairs(ops) do
   end
 end
 
-local out = { 1, redis.call('HGET', KEYS[1], 'rev') or false }
-for g = 1, groups do
-  local h = redis.call('HMGET', K(g, 1), 'ge', 'ae', 'mv')
-  out[#out + 1] = h[1] or false
-  out[#out + 1] = h[2] or false
-  out[#out + 1] = h[3] or false
-end
-return out
+return reply(1)
 `;
 
 /** Checks, then writes, of one plan (see the header comment). */
-export const COMMIT: LuaScript = { name: 'commit', lua, sha1: 'b1db4aa462b50e9dc72548a1b6d48e11b4843426' };
+export const COMMIT: LuaScript = { name: 'commit', lua, sha1: 'f561fe88c7ab1e81b5936766a9d23c78e94b4fe6' };
