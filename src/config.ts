@@ -84,6 +84,11 @@ export const configSchema = z
     COORDINATOR_MAX_BODY_BYTES: intIn(1024, 16 * 1024 * 1024).default(64 * 1024),
     /** How long a request waits for the per-stream mutex before answering 503. */
     COORDINATOR_LOCK_WAIT_MS: msIn(0, 60_000).default(5000),
+    /**
+     * Lease of a stream's mutex, renewed every third of it while a critical section runs: a
+     * holder that dies (SIGKILL, lost host) blocks the stream's stream-wide changes this long.
+     */
+    COORDINATOR_LOCK_TTL_MS: msIn(300, 60_000).default(2000),
     /** Admin principal (all roles); @default 'admin' when a password or hash is set. */
     COORDINATOR_ADMIN_USERNAME: z.string().optional(),
     /** Plaintext admin password. No default: without credentials the service runs open. */
@@ -150,6 +155,8 @@ export interface CoordinatorConfig {
   sweepIntervalMs: number;
   maxBodyBytes: number;
   lockWaitMs: number;
+  /** Lease of a stream's mutex (renewed while held; how long a dead holder blocks the stream). */
+  lockTtlMs: number;
   /** Credentials, token and member-auth settings; null = open mode (no credentials). */
   auth: AuthConfig | null;
   /** COORDINATOR_OPEN_MODE: open mode was asked for explicitly (the Worker requires it). */
@@ -202,6 +209,7 @@ export function parseConfig(env: Record<string, string | undefined>): Coordinato
     sweepIntervalMs: c.COORDINATOR_SWEEP_INTERVAL_MS,
     maxBodyBytes: c.COORDINATOR_MAX_BODY_BYTES,
     lockWaitMs: c.COORDINATOR_LOCK_WAIT_MS,
+    lockTtlMs: c.COORDINATOR_LOCK_TTL_MS,
     auth: resolveAuthConfig(c).auth,
     explicitOpenMode: c.COORDINATOR_OPEN_MODE,
     rateLimitAdminMutationsPerMinute: c.COORDINATOR_RATE_LIMIT_ADMIN_MUTATIONS_PER_MINUTE,

@@ -114,7 +114,6 @@ export async function deleteGroup(
   checkNames(prefix, group);
   const now = ctx.now();
   await maintainGroup(ctx, prefix, group, now);
-  let removedStream = false;
   const snap = await runCritical(
     ctx.store,
     prefix,
@@ -132,7 +131,7 @@ export async function deleteGroup(
         );
       }
       const groups = s.stream.groups.filter((g) => g !== group);
-      removedStream = groups.length === 0;
+      const removedStream = groups.length === 0;
       const next: StreamDoc = { ...s.stream, groups, updatedAt: now };
       return {
         commit: {
@@ -143,7 +142,6 @@ export async function deleteGroup(
       };
     },
   );
-  if (removedStream) await ctx.store.unregisterStream(prefix).catch(() => undefined);
   audit(ctx, 'group deleted', prefix, group, input, { force: input.force });
   return snap;
 }
@@ -207,7 +205,7 @@ async function createStreamWithGroup(
       );
     }
   }
-  await ctx.store.registerStream(prefix);
+  // The critical section lists the stream around its commit (and unlists it on the undo below).
   const opts = criticalOptions(ctx, ctx.config.lockWaitMs);
   await runCritical(ctx.store, prefix, [], opts, (s): Decision<void> => {
     if (s) throw alreadyExists();
@@ -233,7 +231,6 @@ async function createStreamWithGroup(
           ? { commit: { stream: null, groups: [{ name: group, delete: true, ops: [] }] }, result: undefined }
           : { result: undefined },
     ).catch(() => undefined);
-    await ctx.store.unregisterStream(prefix).catch(() => undefined);
     throw e;
   }
   audit(ctx, 'stream created', prefix, group, meta, { shardCount });

@@ -50,14 +50,11 @@ export interface Ctx {
   emit: (event: CoordinatorEvent) => void;
 }
 
-/** Lease of the stream mutex: critical sections are short; renewals are not needed within it. */
-export const STREAM_LOCK_TTL_MS = 10_000;
-
 /** Critical-section tuning for requests (they wait for the mutex) and for the sweep (it does not). */
 export function criticalOptions(ctx: Ctx, lockWaitMs: number, maxAttempts = 5): CriticalSectionOptions {
   return {
     lockWaitMs,
-    lockTtlMs: STREAM_LOCK_TTL_MS,
+    lockTtlMs: ctx.config.lockTtlMs,
     maxAttempts,
     protocol: ctx.protocol,
     random: ctx.random,

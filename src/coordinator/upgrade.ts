@@ -2,18 +2,17 @@
  * Meeting a stream stored by an older coordinator (layout 1): it is converted in place under the
  * stream mutex (see `store/layout1.ts`), logged once, and the request carries on.
  */
-import { acquireLock, loadUpgrading, randomToken } from '../store/critical-section.js';
+import { holdLock, loadUpgrading } from '../store/critical-section.js';
 import { type Ctx, criticalOptions } from './context.js';
 
 /** Upgrades `prefix` to layout 2 if it is still in layout 1 (waits for the stream mutex). */
 export async function upgradeStream(ctx: Ctx, prefix: string): Promise<void> {
   const opts = criticalOptions(ctx, ctx.config.lockWaitMs);
-  const token = randomToken(ctx.random);
-  await acquireLock(ctx.store, prefix, token, opts);
+  const lease = await holdLock(ctx.store, prefix, opts);
   try {
     await loadUpgrading(ctx.store, prefix, [], ctx.protocol);
     ctx.log('warn', 'stream metadata upgraded from layout 1 to layout 2', { streamPrefix: prefix });
   } finally {
-    await ctx.store.unlock(prefix, token).catch(() => undefined);
+    await lease.release();
   }
 }

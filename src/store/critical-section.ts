@@ -2,51 +2,48 @@
  * Stream-wide critical sections (SPEC §6): mutex wait with jittered polling, then load → decide
  * → checked commit, retried on conflicts. Only stream-wide changes take it (create, delete,
  * scale, rollback, resharding passes, layout upgrades); heartbeats never do.
+ *
+ * Issue 12: the mutex is a short lease renewed while the section runs (`lock-lease.ts`), and
+ * every commit names it, so a section that lost it never commits. Every commit attempt carries
+ * a one-time token: a commit whose reply was lost is sent again and, if the first send applied,
+ * the script recognises the token and answers "applied" — the section returns that attempt's
+ * result instead of failing on its own write. The streams index (another slot, so outside the
+ * commit) is kept here too, under the mutex, around the commits that create or delete a stream.
  */
-import { CoordinatorError } from '../core/errors.js';
+import { CoordinatorError, isCoordinatorError } from '../core/errors.js';
 import type { ProtocolConfig } from '../core/model.js';
+import { holdLock, type LockWaitOptions, mutexLost, randomToken } from './lock-lease.js';
 import { Layout1Error } from './scripts/read-replies.js';
-import type { Store, StreamPlan, StreamSnapshot } from './store.js';
+import type { CommitOutcome, Store, StreamPlan, StreamSnapshot } from './store.js';
+
+export { acquireLock, holdLock, LockBusyError, randomToken } from './lock-lease.js';
 
 /** Tuning of lock waits and CAS retries. */
-export interface CriticalSectionOptions {
-  /** How long to wait for the mutex; 0 = try once. @default 5000 */
-  lockWaitMs: number;
-  /** Mutex lease; the section must finish well within it. */
-  lockTtlMs: number;
+export interface CriticalSectionOptions extends LockWaitOptions {
   /** Commit attempts before answering STATE_VERSION_CONFLICT. @default 5 */
   maxAttempts: number;
   /** Protocol timings (a layout-1 stream met here is upgraded with them). */
   protocol: ProtocolConfig;
-  /** Random source in [0, 1) for jitter. @default Math.random */
-  random?: () => number;
-  /** Epoch-ms clock. @default Date.now */
-  clock?: () => number;
   /** Told whether each commit applied. @default no-op */
   onCommit?: (ok: boolean) => void;
 }
 
 /** What one attempt of a critical section decided. */
 export interface Decision<T> {
-  /** Write to apply (prefix and the expected revision are filled in); omitted = read-only outcome. */
-  commit?: Omit<StreamPlan, 'prefix' | 'expect'>;
+  /** Write to apply (prefix, expected revision and tokens are filled in); omitted = read-only outcome. */
+  commit?: Omit<StreamPlan, 'prefix' | 'expect' | 'token' | 'lock'>;
   result: T;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Thrown by `runCritical` when the mutex is busy and `lockWaitMs` is 0. */
-export class LockBusyError extends Error {
-  constructor() {
-    super('stream mutex busy');
-    this.name = 'LockBusyError';
-  }
-}
-
 /** A store that can convert layout-1 streams (both stores can). */
 interface Upgradable {
   upgradeLayout1?(prefix: string, config: ProtocolConfig): Promise<boolean>;
 }
+
+/** Pauses before resending a commit whose outcome is unknown (then the error is answered). */
+const RESEND_DELAYS_MS = [25, 100, 250, 500];
 
 /**
  * Runs `decide` under the stream's mutex until its commit applies. `decide` gets a fresh
@@ -61,20 +58,31 @@ export async function runCritical<T>(
   decide: (snapshot: StreamSnapshot | null, attempt: number) => Decision<T> | Promise<Decision<T>>,
 ): Promise<T> {
   const random = opts.random ?? Math.random;
-  const token = randomToken(random);
-  await acquireLock(store, prefix, token, opts);
+  const lease = await holdLock(store, prefix, opts);
   try {
     for (let attempt = 1; ; attempt++) {
       const snapshot = await loadUpgrading(store, prefix, groups, opts.protocol);
       const decision = await decide(snapshot, attempt);
       if (!decision.commit) return decision.result;
-      const res = await store.commit({
+      if (lease.lost) throw mutexLost(prefix);
+      const plan: StreamPlan = {
         ...decision.commit,
         prefix,
         expect: snapshot ? { rev: snapshot.revision } : 'absent',
-      });
+        token: randomToken(random),
+        lock: lease.token,
+      };
+      const creates = plan.expect === 'absent' && plan.stream !== undefined && plan.stream !== null;
+      // Listed before the stream exists, so a live stream is never missing from the index.
+      if (creates) await store.registerStream(prefix);
+      const res = await commitResending(store, plan, random);
       opts.onCommit?.(res.ok);
-      if (res.ok) return decision.result;
+      if (res.ok) {
+        if (creates) await store.registerStream(prefix).catch(() => undefined);
+        if (plan.stream === null) await unlist(store, prefix);
+        return decision.result;
+      }
+      if (res.lockLost) throw mutexLost(prefix);
       if (attempt >= opts.maxAttempts) {
         throw new CoordinatorError(
           'STATE_VERSION_CONFLICT',
@@ -84,7 +92,40 @@ export async function runCritical<T>(
       await sleep(Math.floor(random() * 5 * attempt));
     }
   } finally {
-    await store.unlock(prefix, token).catch(() => undefined);
+    await lease.release();
+  }
+}
+
+/**
+ * `store.commit`, sent again while its outcome is unknown (Redis unreachable after the call may
+ * have run): the plan's token makes a second send of an applied plan answer "applied".
+ */
+async function commitResending(store: Store, plan: StreamPlan, random: () => number): Promise<CommitOutcome> {
+  for (let resend = 0; ; resend++) {
+    try {
+      return await store.commit(plan);
+    } catch (e) {
+      const delay = RESEND_DELAYS_MS[resend];
+      if (!isCoordinatorError(e) || e.code !== 'REDIS_UNAVAILABLE' || delay === undefined) throw e;
+      await sleep(delay / 2 + random() * delay);
+    }
+  }
+}
+
+/**
+ * Takes a deleted stream off the index, and puts it back if it exists again by then: a create
+ * that committed before this removal (its own mutex lease having outrun ours) is then listed
+ * after it, and one that commits later lists itself after its commit. Best effort: the delete
+ * has committed, so a failure here is not the request's.
+ */
+async function unlist(store: Store, prefix: string): Promise<void> {
+  try {
+    await store.unregisterStream(prefix);
+    if ((await store.load(prefix, []).catch(() => 'unknown' as const)) !== null) {
+      await store.registerStream(prefix);
+    }
+  } catch {
+    // Redis unreachable: a stale entry lists nothing (readers skip absent streams).
   }
 }
 
@@ -103,38 +144,4 @@ export async function loadUpgrading(
     await upgradable.upgradeLayout1(prefix, protocol);
     return store.load(prefix, groups);
   }
-}
-
-/** Waits up to `lockWaitMs` for the stream mutex (LockBusyError when 0 and busy). */
-export async function acquireLock(
-  store: Store,
-  prefix: string,
-  token: string,
-  opts: Pick<CriticalSectionOptions, 'lockWaitMs' | 'lockTtlMs' | 'random' | 'clock'>,
-): Promise<void> {
-  const random = opts.random ?? Math.random;
-  const clock = opts.clock ?? Date.now;
-  const deadline = clock() + opts.lockWaitMs;
-  let delay = 2;
-  for (;;) {
-    if (await store.tryLock(prefix, token, opts.lockTtlMs)) return;
-    if (opts.lockWaitMs === 0) throw new LockBusyError();
-    const left = deadline - clock();
-    if (left <= 0) {
-      throw new CoordinatorError(
-        'COORDINATOR_STATE_MUTEX_UNAVAILABLE',
-        `coordination mutex of stream "${prefix}" not acquired within ${opts.lockWaitMs} ms`,
-      );
-    }
-    // Jittered, capped backoff: short critical sections free the lock within milliseconds.
-    await sleep(Math.min(left, delay / 2 + random() * delay));
-    delay = Math.min(delay * 2, 50);
-  }
-}
-
-/** A random lock token. */
-export function randomToken(random: () => number = Math.random): string {
-  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
-  if (c?.randomUUID) return c.randomUUID();
-  return `${Date.now().toString(36)}-${Math.floor(random() * 2 ** 52).toString(36)}`;
 }
