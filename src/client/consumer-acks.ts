@@ -15,6 +15,8 @@ export interface AckRide {
   ids: string[];
   written(): void;
   failed(err: unknown): void;
+  /** The read was given up before its outcome was known: the acks go out the ordinary way. */
+  requeue(): void;
 }
 
 /** Pending acks of one shard stream. */
@@ -70,6 +72,11 @@ export class AckBuffer {
         end();
         this.onError(err);
         // XACK is idempotent: send them again the ordinary way.
+        this.acks.push(...ids);
+        this.schedule();
+      },
+      requeue: () => {
+        end();
         this.acks.push(...ids);
         this.schedule();
       },

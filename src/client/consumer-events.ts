@@ -20,7 +20,10 @@ export interface OwnershipRecord {
   shard: number;
   /** When the member began reading (before reclaiming pending entries), epoch ms. */
   start: number;
-  /** When its last handler on the shard finished and its acks were written; null while open. */
+  /**
+   * When its last handler on the shard finished and its acks were written; after a hard stop
+   * on a Redis that does not confirm them, when its last handler finished. Null while open.
+   */
   end: number | null;
 }
 
@@ -28,7 +31,7 @@ export interface OwnershipRecord {
 export interface ConsumerEventMap {
   /** A member began reading a shard. */
   assigned: { memberId: string; shard: number; streamKey: string };
-  /** A member stopped reading a shard and finished its in-flight work on it. */
+  /** A member stopped reading a shard and finished its in-flight work on it (also when Redis is unreachable). */
   revoked: { memberId: string; shard: number; streamKey: string; reason: RevokeReason };
   /** A member's local assignment lease ran out: it stopped reading every shard. */
   'lease-lost': { memberId: string; shards: number[]; leaseExpiredAt: number };

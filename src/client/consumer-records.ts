@@ -2,8 +2,10 @@
  * What happens to one record of a shard: the handler's outcome becomes an ack or ack-delete
  * (coalesced by the shard's `AckBuffer`); a failure leaves it pending with its idle clock
  * restarted, so the retry backoff counts from the failure; past `maxDeliveries` it is copied to
- * the dead-letter stream and acked.
+ * the dead-letter stream and acked. After a hard stop these writes are not waited for (the
+ * record stays pending if they never land).
  */
+import { unlessAbandoned } from './consumer-abandon.js';
 import type { AckBuffer } from './consumer-acks.js';
 import { errorText, HandlerFailedError } from './consumer-errors.js';
 import type { ConsumerEvents } from './consumer-events.js';
@@ -98,9 +100,9 @@ export class ShardRecords {
     this.failed.set(entry.id, why);
     try {
       // Count the backoff from now, not from the delivery: restart the entry's idle clock.
-      await c.redis.touch(c.key, c.memberId, [entry.id]);
+      await unlessAbandoned(c.redis.touch(c.key, c.memberId, [entry.id]), c.signal, 'XCLAIM JUSTID');
     } catch (err) {
-      c.events.error(c.memberId, `XCLAIM JUSTID ${c.key}`, err);
+      if (!c.signal.aborted) c.events.error(c.memberId, `XCLAIM JUSTID ${c.key}`, err);
     }
   }
 
@@ -115,9 +117,13 @@ export class ShardRecords {
     for (const [f, v] of Object.entries(entry.fields ?? {})) fields.push(f, v);
     let deadLetterId: string;
     try {
-      deadLetterId = await c.redis.addDeadLetter(c.options.deadLetterStream, fields);
+      deadLetterId = await unlessAbandoned(
+        c.redis.addDeadLetter(c.options.deadLetterStream, fields),
+        c.signal,
+        'dead-letter XADD',
+      );
     } catch (err) {
-      c.events.error(c.memberId, `dead-letter ${c.key}`, err);
+      if (!c.signal.aborted) c.events.error(c.memberId, `dead-letter ${c.key}`, err);
       return;
     }
     this.failed.delete(entry.id);

@@ -8,7 +8,10 @@
  * Stopping is soft (revoke, shutdown: finish what was read) or hard (lease lost, fenced: start
  * nothing more, abandon the blocked read). A record is only handed to the handler while the
  * member's local lease is valid; abandoned records stay pending and are claimed again later.
+ * Neither stop waits on a Redis that does not answer: a hard stop gives up the loop's Redis
+ * waits at once, a soft one once its last read should have returned.
  */
+import { unlessAbandoned } from './consumer-abandon.js';
 import { AckBuffer } from './consumer-acks.js';
 import type { ConsumerEvents } from './consumer-events.js';
 import type { ConsumerHandler, ResolvedConsumerOptions } from './consumer-options.js';
@@ -47,6 +50,10 @@ type Mode = 'reading' | 'draining' | 'aborted';
 
 /** Pause after a failed read before trying again, ms. */
 const READ_RETRY_MS = 500;
+/** After a soft stop, how long past its BLOCK time the last read may take before it is given up, ms. */
+const STOP_READ_GRACE_MS = 1000;
+/** After a hard stop, how long acks not yet confirmed may hold up the end of the stop, ms. */
+const HARD_STOP_ACK_WAIT_MS = 250;
 
 /** Reads one shard for one member until stopped. */
 export class ShardReader {
@@ -55,7 +62,15 @@ export class ShardReader {
   lastDeliveredId: string | null = null;
   lastAckedId: string | null = null;
   private mode: Mode = 'reading';
+  /** Aborted at a hard stop: handlers are told to stop, nothing more is started. */
   private readonly abort = new AbortController();
+  /** Aborted when the loop must stop waiting for Redis (hard stop, or a soft stop's read overdue). */
+  private readonly giveUp = new AbortController();
+  private giveUpTimer: ReturnType<typeof setTimeout> | null = null;
+  private hardStopped: () => void = () => {};
+  private readonly hardStop = new Promise<void>((resolve) => {
+    this.hardStopped = resolve;
+  });
   private readonly shardSlots: FairSemaphore;
   private readonly acks: AckBuffer;
   private readonly records: ShardRecords;
@@ -141,19 +156,26 @@ export class ShardReader {
   }
 
   /**
-   * Stops reading. Soft: records already read are still handled. Hard: nothing more is handed
-   * to the handler and a blocked read is abandoned. Resolves once the loop has ended, every
-   * started handler has finished and its ack is written; the ownership interval then closes.
+   * Stops reading. Soft: records already read are still handled; a read Redis has not answered
+   * by its BLOCK time plus a grace is given up. Hard: nothing more is handed to the handler and
+   * every Redis wait of the loop is given up at once (the connection is torn down). Resolves
+   * once the loop has ended, every started handler has finished and its ack is written — after
+   * a hard stop, acks still unconfirmed shortly after are left to finish or fail on their own —
+   * whatever the connection does; the ownership interval then closes.
    */
   stop(hard: boolean): Promise<void> {
     if (hard && this.mode !== 'aborted') {
       this.mode = 'aborted';
       this.abort.abort();
+      this.giveUp.abort();
+      this.hardStopped();
       this.ctx.semaphore.cancel(this.ctx.shard);
       this.shardSlots.cancel(0);
       if (this.conn) closeConnection(this.conn);
     } else if (this.mode === 'reading') {
       this.mode = 'draining';
+      // A read on a Redis that stopped answering would hold the drain forever.
+      this.giveUpTimer = setTimeout(() => this.giveUp.abort(), this.ctx.options.blockMs + STOP_READ_GRACE_MS);
     }
     this.wake?.();
     this.finished ??= this.finish();
@@ -162,14 +184,20 @@ export class ShardReader {
 
   private async finish(): Promise<void> {
     await this.loop;
-    while (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
-    await this.acks.flushed();
+    if (this.giveUpTimer) clearTimeout(this.giveUpTimer);
     if (this.conn) closeConnection(this.conn);
+    while (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
+    const workDone = this.now();
+    const flushed = await Promise.race([
+      this.acks.flushed().then(() => true),
+      this.hardStop.then(() => new Promise<false>((r) => setTimeout(r, HARD_STOP_ACK_WAIT_MS, false))),
+    ]);
     this.ctx.events.emit('ownership', {
       memberId: this.ctx.memberId,
       shard: this.ctx.shard,
       start: this.startedAt,
-      end: this.now(),
+      // Acks Redis has not confirmed are no work on the shard: the interval ends with the handlers.
+      end: flushed ? this.now() : workDone,
     });
   }
 
@@ -189,7 +217,8 @@ export class ShardReader {
         try {
           entries = await this.read(this.conn);
         } catch (err) {
-          if (this.isAborted()) break;
+          // Stopping: a failed or abandoned read is not retried.
+          if (this.stopping()) break;
           this.ctx.events.error(this.ctx.memberId, `read ${this.key}`, err);
           await this.sleep(READ_RETRY_MS);
           continue;
@@ -259,13 +288,33 @@ export class ShardReader {
     }
   }
 
-  /** Reads new entries; acks waiting by now are sent just before the read, on its connection. */
+  /**
+   * Reads new entries; acks waiting by now are sent just before the read, on its connection.
+   * Rejects as soon as the loop gives up waiting for Redis.
+   */
   private async read(conn: ConsumerClient): Promise<StreamEntry[]> {
     const o = this.ctx.options;
     const me = this.ctx.memberId;
+    const what = `XREADGROUP ${this.key}`;
     const ride = this.acks.takeForRead();
-    if (!ride) return this.ctx.redis.readNew(conn, this.key, me, o.pollBatchSize, o.blockMs);
-    const r = await this.ctx.redis.ackAndReadNew(conn, this.key, me, o.pollBatchSize, o.blockMs, ride.ids);
+    if (!ride)
+      return unlessAbandoned(
+        this.ctx.redis.readNew(conn, this.key, me, o.pollBatchSize, o.blockMs),
+        this.giveUp.signal,
+        what,
+      );
+    let r: Awaited<ReturnType<ConsumerRedis['ackAndReadNew']>>;
+    try {
+      r = await unlessAbandoned(
+        this.ctx.redis.ackAndReadNew(conn, this.key, me, o.pollBatchSize, o.blockMs, ride.ids),
+        this.giveUp.signal,
+        what,
+      );
+    } catch (err) {
+      // Whether the ack got through is unknown; XACK is idempotent, so it is sent again.
+      ride.requeue();
+      throw err;
+    }
     if (r.ackError) ride.failed(r.ackError);
     else ride.written();
     if (r.read instanceof Error) throw r.read;
@@ -298,9 +347,9 @@ export class ShardReader {
   /** Runs a Redis step; on failure reports it and answers undefined. */
   private async guard<T>(what: string, fn: () => Promise<T>): Promise<T | undefined> {
     try {
-      return await fn();
+      return await unlessAbandoned(fn(), this.giveUp.signal, what);
     } catch (err) {
-      if (this.mode !== 'aborted') this.ctx.events.error(this.ctx.memberId, `${what} ${this.key}`, err);
+      if (!this.giveUp.signal.aborted) this.ctx.events.error(this.ctx.memberId, `${what} ${this.key}`, err);
       return undefined;
     }
   }

@@ -45,6 +45,8 @@ export interface MemberStatus {
 
 /** Pause before a rejoin or after a wake-up, ms (a burst of revokes becomes one heartbeat). */
 const MIN_GAP_MS = 25;
+/** Longest wait in `close()` for hard-stopped shards before leaving, ms. */
+const HARD_STOP_WAIT_MS = 1000;
 
 /** Heartbeat path of a member. */
 export function heartbeatPath(streamPrefix: string, group: string, memberId: string): string {
@@ -129,6 +131,8 @@ export class Member {
     await waitUntil(this.shards.drained(), timeout);
     // Past the deadline: start nothing more; what still runs is reported DRAINING in the leave.
     this.shards.stopAll('shutdown', true);
+    // A hard stop ends soon whatever Redis does; only a handler ignoring its signal holds it up.
+    await waitUntil(this.shards.drained(), HARD_STOP_WAIT_MS);
     this.stopLoop = true;
     this.signalStop();
     this.pause.endNow?.();
