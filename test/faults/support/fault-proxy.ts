@@ -45,6 +45,8 @@ export interface FaultProxy {
   setMode(mode: ProxyMode): void;
   /** Arms a reply fault; resolves once it has hit `count` replies. */
   armReplyFault(fault: ReplyFault): Promise<void>;
+  /** Cancels an armed fault that has not hit yet (its promise never resolves). */
+  disarm(): void;
   /** Destroys every open connection (clients see a reset). */
   resetAll(): void;
   close(): Promise<void>;
@@ -145,6 +147,9 @@ export async function startFaultProxy(target: { host: string; port: number }): P
         fault = { kind: f.kind, skip: f.skip ?? 0, count: f.count ?? 1, done: resolve };
         if (f.match) fault.match = f.match;
       });
+    },
+    disarm() {
+      fault = null;
     },
     resetAll() {
       for (const p of [...pairs]) kill(p);
