@@ -112,6 +112,14 @@ describe('node adapter > configuration from env', () => {
     expect(msg).not.toContain('NaN');
   });
 
+  it('takes the stream mutex lease from COORDINATOR_LOCK_TTL_MS (2000 by default), in plain milliseconds', () => {
+    expect(parseConfig({}).lockTtlMs).toBe(2000);
+    expect(parseConfig({ COORDINATOR_LOCK_TTL_MS: '500' }).lockTtlMs).toBe(500);
+    for (const bad of ['2s', '100', '70000']) {
+      expect(configError({ COORDINATOR_LOCK_TTL_MS: bad }).message).toContain('COORDINATOR_LOCK_TTL_MS');
+    }
+  });
+
   it('reads durations with surrounding spaces', () => {
     expect(parseConfig({ COORDINATOR_MEMBER_LEASE_TTL_MS: ' 20000 ' }).memberLeaseTtlMs).toBe(20000);
   });

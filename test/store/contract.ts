@@ -14,6 +14,7 @@ import type { MemberReadRequest, MemberReadView, Store } from '../../src/store/s
 import { streamHeadOf } from '../../src/store/stream-head.js';
 import { uniquePrefix } from '../support/redis.js';
 import { member, streamDoc, T0 } from '../support/store-fixtures.js';
+import { defineMutexContract } from './contract-mutex.js';
 
 /** A store under test, a raw client on the same data, and its namespace. */
 export interface ContractTarget {
@@ -666,6 +667,8 @@ export function defineStoreContract(name: string, make: () => Promise<ContractTa
         expect(await t.raw.pttl(streamKeys(t.ns, p).lock)).toBeGreaterThan(0);
       });
     });
+
+    defineMutexContract(() => t);
 
     describe('unreadable metadata fails closed', () => {
       async function expectCorrupt(run: () => Promise<unknown>): Promise<void> {
