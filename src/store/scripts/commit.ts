@@ -19,7 +19,7 @@
  * Checks: lk stream mutex · sx stream absent · sr rev (and layout 2) · s1 rev of a layout-1 stream · ge/gn header exists/absent · rr member rev ·
  * ti member target · oi shard entry · om shard member (absent or that member's) · la member lease
  * (absent or ≤) · ri round · ki assignment-lock token. `-` stands for "absent".
- * Writes: sd doc head (rev+1) · sX delete stream · sp pass time · gc ge ae mv at (create header) ·
+ * Writes: sd doc head (rev+1) · sX delete stream · sp pass time · gc ge ae mv at (create header, with the Redis run id `rn` the member read compares) ·
  * gX delete group · hi field n · hs field value · hn field value (if absent) · hd field ·
  * ae epoch at (the assignment epoch; `pa`, the oldest unassigned change, becomes at if the
  * group epoch is still ahead, else is cleared) · ms member value · mj member value
@@ -169,6 +169,11 @@ for _, op in ipairs(ops) do
     redis.call('SET', commitKey, op[1], 'PX', op[2])
   elseif c == 'gc' then
     redis.call('HSET', K(g, 1), 'ge', op[1], 'ae', op[2], 'mv', op[3], 'ca', op[4], 'ua', op[4])
+    local info = redis.pcall('INFO', 'server')
+    local run = type(info) == 'string' and string.match(info, 'run_id:(%x+)') or nil
+    if run then
+      redis.call('HSET', K(g, 1), 'rn', run)
+    end
   elseif c == 'gX' then
     for s = 1, 12 do
       redis.call('DEL', K(g, s))
@@ -276,4 +281,4 @@ return reply(1)
 `;
 
 /** Checks, then writes, of one plan (see the header comment). */
-export const COMMIT: LuaScript = { name: 'commit', lua, sha1: 'f561fe88c7ab1e81b5936766a9d23c78e94b4fe6' };
+export const COMMIT: LuaScript = { name: 'commit', lua, sha1: '9943ad0c37dc022aa1c3e266d1b9f8a328fecf32' };
