@@ -207,16 +207,21 @@ async function createStreamWithGroup(
   }
   // The critical section lists the stream around its commit (and unlists it on the undo below).
   const opts = criticalOptions(ctx, ctx.config.lockWaitMs);
-  await runCritical(ctx.store, prefix, [], opts, (s): Decision<void> => {
-    if (s) throw alreadyExists();
-    return {
-      commit: {
-        stream: streamWrite(ctx, stream),
-        groups: [{ name: group, create: headerOf(doc, now), ops: [] }],
-      },
-      result: undefined,
-    };
-  });
+  try {
+    await runCritical(ctx.store, prefix, [], opts, (s): Decision<void> => {
+      if (s) throw alreadyExists();
+      return {
+        commit: {
+          stream: streamWrite(ctx, stream),
+          groups: [{ name: group, create: headerOf(doc, now), ops: [] }],
+        },
+        result: undefined,
+      };
+    });
+  } catch (e) {
+    if (e instanceof CoordinatorError && e.code === existsCode) await repairProvisioning(ctx, prefix);
+    throw e;
+  }
   try {
     await provisionGroup(ctx, prefix, group, consumableShards(stream));
   } catch (e) {
@@ -288,6 +293,21 @@ async function provisionNewGroup(
   }
   for (const i of create) done.create.add(i);
   for (const i of existing) done.existing.add(i);
+}
+
+/**
+ * A create that finds its stream already there. If an earlier create's commit applied while Redis
+ * stayed unreachable through every resend (its client saw 503), that stream was never
+ * provisioned: provision what is missing now (idempotent), so the retry's 409 leaves a usable
+ * stream. One EXISTS pass when nothing is missing.
+ */
+async function repairProvisioning(ctx: Ctx, prefix: string): Promise<void> {
+  if (!ctx.config.provisioning) return;
+  const s = await readStream(ctx, prefix, 'all');
+  if (!s) return;
+  const shards = consumableShards(s.stream);
+  if ((await ctx.store.countExisting(shards.map((i) => shardKey(prefix, i)))) === shards.length) return;
+  for (const g of s.stream.groups) await provisionGroup(ctx, prefix, g, shards);
 }
 
 async function provisionGroup(ctx: Ctx, prefix: string, group: string, shards: number[]): Promise<void> {

@@ -46,6 +46,19 @@ describe.each(backends)('in-doubt stream-wide commits ($name)', (backend) => {
     },
   );
 
+  it('a create whose commit applied while Redis stayed unreachable through every resend is provisioned by the retry', async () => {
+    const s = stack();
+    const p = uniquePrefix('create-down');
+    s.faults.loseReply = 100;
+    const res = await s.call('POST', `/coord/v1/streams/${p}`, { initialShardCount: 3, requestedBy: 't' });
+    expect(res.status).toBe(503);
+    s.faults.loseReply = 0;
+    // The client retries: the stream exists (409), and it is usable.
+    const again = await s.call('POST', `/coord/v1/streams/${p}`, { initialShardCount: 3, requestedBy: 't' });
+    expect(again.body.errorCode).toBe('STREAM_PREFIX_ALREADY_EXISTS');
+    for (let i = 0; i < 3; i++) expect(await groupsOn(s, shardKey(p, i))).toEqual([p]);
+  });
+
   it.each(FAULTS)(
     'adding a group whose commit is in doubt (%s) answers 201 with the group provisioned',
     async (fault) => {
