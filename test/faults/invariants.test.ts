@@ -74,4 +74,35 @@ describe('faults > checker', () => {
     ]);
     expect(f.faultAnswers).toEqual({ '503 REDIS_UNAVAILABLE': 1, '500 INTERNAL_ERROR': 1 });
   });
+
+  it("judges the consumers' own heartbeats too: SDK timeouts and retryable 503s only inside the window", () => {
+    const hb = (at: number, status: number | null, code: string | null): ChildLine => ({
+      t: 'e',
+      m: 'c-m0',
+      ctx: 'heartbeat',
+      msg: 'x',
+      status,
+      code,
+      name: status === null ? 'CoordinatorUnreachableError' : 'CoordinatorHttpError',
+      at,
+    });
+    const f = check({
+      producer: child([]),
+      consumers: [
+        child([
+          hb(150, null, null),
+          hb(160, 503, 'REDIS_UNAVAILABLE'),
+          hb(170, 500, 'INTERNAL_ERROR'),
+          hb(300, null, null),
+        ]),
+      ],
+      answers: [],
+      window: [100, 200],
+      endAt: 400,
+    });
+    expect(f.badAnswers.map((a) => [a.at, a.status])).toEqual([
+      [170, 500],
+      [300, 0],
+    ]);
+  });
 });

@@ -5,7 +5,8 @@
  *   {"t":"h","n":<n>,"id":<entry>,"m":<member>,"s":<shard>,"at":<ms>}   each handled record
  *   {"t":"o","m":<member>,"s":<shard>,"start":<ms>,"end":<ms|null>}      each ownership open/close
  *   {"t":"r","m":…,"s":…,"reason":…,"at":…}  revoked    {"t":"l","m":…,"at":…}  lease-lost
- *   {"t":"e","m":…,"ctx":…,"msg":…,"at":…}   error      {"t":"ready","members":[…]}
+ *   {"t":"e","m":…,"ctx":…,"msg":…,"status":…,"code":…,"name":…,"at":…}   error
+ *   {"t":"ready","members":[…]}
  * SIGTERM closes the consumer (graceful leave) and exits 0.
  *
  * Env: COORDINATOR_URL, REDIS_URL, STREAM_PREFIX, MEMBER_BASE, CONCURRENCY (default 2).
@@ -44,7 +45,20 @@ const consumer = createConsumer({
     ownership: (o) => print({ t: 'o', m: o.memberId, s: o.shard, start: o.start, end: o.end }),
     revoked: (e) => print({ t: 'r', m: e.memberId, s: e.shard, reason: e.reason, at: Date.now() }),
     'lease-lost': (e) => print({ t: 'l', m: e.memberId, at: e.leaseExpiredAt }),
-    error: (e) => print({ t: 'e', m: e.memberId, ctx: e.context, msg: e.error.message, at: Date.now() }),
+    error: (e) => {
+      // HTTP status and errorCode of a coordinator answer (CoordinatorHttpError), for the checker.
+      const http = e.error as { status?: number; errorCode?: string };
+      print({
+        t: 'e',
+        m: e.memberId,
+        ctx: e.context,
+        msg: e.error.message,
+        status: http.status ?? null,
+        code: http.errorCode ?? null,
+        name: e.error.name,
+        at: Date.now(),
+      });
+    },
   },
 });
 
