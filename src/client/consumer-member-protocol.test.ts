@@ -22,6 +22,7 @@ function answer(over: Partial<HeartbeatAnswer> = {}): HeartbeatAnswer {
     metadataVersion: 9,
     heartbeatIntervalMs: 500,
     memberLeaseTtlMs: 3000,
+    rebalanceTimeoutMs: 10_000,
     assignedShards: [],
     pendingShards: [],
     ...over,
@@ -193,6 +194,37 @@ describe('member protocol > local lease', () => {
   });
 });
 
+describe('member protocol > rebalance deadline of a revoked shard', () => {
+  it('runs from the SEND time for the rebalance timeout minus an interval and the time to stop and report', () => {
+    const m = new MemberProtocol('m0', options);
+    // margin = 500 + max(500, 10 000 / 10, 500)
+    m.apply(answer({ heartbeatIntervalMs: 500, rebalanceTimeoutMs: 10_000 }), 20_000, none, none);
+    expect(m.revokeDeadline(20_000)).toBe(20_000 + 10_000 - 1500);
+    // margin = 3000 + max(3000, 6000, 500)
+    m.apply(answer({ heartbeatIntervalMs: 3000, rebalanceTimeoutMs: 60_000 }), 20_000, none, none);
+    expect(m.revokeDeadline(20_000)).toBe(20_000 + 60_000 - 9000);
+    // margin = 100 + max(100, 300, 500)
+    m.apply(answer({ heartbeatIntervalMs: 100, rebalanceTimeoutMs: 3000 }), 0, none, none);
+    expect(m.revokeDeadline(0)).toBe(3000 - 600);
+  });
+
+  it('keeps at least half the timeout when the interval is long against it', () => {
+    const m = new MemberProtocol('m0', options);
+    m.apply(answer({ heartbeatIntervalMs: 3000, rebalanceTimeoutMs: 4000 }), 0, none, none);
+    expect(m.revokeDeadline(0)).toBe(2000);
+  });
+
+  it('sets none before an answer carried a rebalance timeout, and keeps the last one given', () => {
+    const m = new MemberProtocol('m0', options);
+    expect(m.revokeDeadline(0)).toBeNull();
+    m.apply(answer({ rebalanceTimeoutMs: null }), 0, none, none);
+    expect(m.revokeDeadline(0)).toBeNull();
+    m.apply(answer({ heartbeatIntervalMs: 300, rebalanceTimeoutMs: 3000 }), 0, none, none);
+    m.apply(answer({ heartbeatIntervalMs: 300, rebalanceTimeoutMs: null }), 0, none, none);
+    expect(m.revokeDeadline(100)).toBe(100 + 3000 - 800);
+  });
+});
+
 describe('member protocol > parsing answers', () => {
   it('reads the reference shape (no memberLeaseTtlMs) and ours', () => {
     const wire = {
@@ -217,6 +249,7 @@ describe('member protocol > parsing answers', () => {
       metadataVersion: 4,
       heartbeatIntervalMs: 3000,
       memberLeaseTtlMs: null,
+      rebalanceTimeoutMs: 60000,
       assignedShards: [1],
       pendingShards: [2],
     });

@@ -9,7 +9,8 @@
  * nothing more, abandon the blocked read). A record is only handed to the handler while the
  * member's local lease is valid; abandoned records stay pending and are claimed again later.
  * Neither stop waits on a Redis that does not answer: a hard stop gives up the loop's Redis
- * waits at once, a soft one once its last read should have returned.
+ * waits at once, a soft one once its last read should have returned; the final acks are waited
+ * for a bounded time (unconfirmed, their records stay pending and are delivered again).
  */
 import { unlessAbandoned } from './consumer-abandon.js';
 import { AckBuffer } from './consumer-acks.js';
@@ -50,7 +51,10 @@ type Mode = 'reading' | 'draining' | 'aborted';
 
 /** Pause after a failed read before trying again, ms. */
 const READ_RETRY_MS = 500;
-/** After a soft stop, how long past its BLOCK time the last read may take before it is given up, ms. */
+/**
+ * After a soft stop, how long past its BLOCK time the last read may take before it is given up,
+ * ms; the acks written at the end of the stop get as long.
+ */
 const STOP_READ_GRACE_MS = 1000;
 /** After a hard stop, how long acks not yet confirmed may hold up the end of the stop, ms. */
 const HARD_STOP_ACK_WAIT_MS = 250;
@@ -159,9 +163,10 @@ export class ShardReader {
    * Stops reading. Soft: records already read are still handled; a read Redis has not answered
    * by its BLOCK time plus a grace is given up. Hard: nothing more is handed to the handler and
    * every Redis wait of the loop is given up at once (the connection is torn down). Resolves
-   * once the loop has ended, every started handler has finished and its ack is written — after
-   * a hard stop, acks still unconfirmed shortly after are left to finish or fail on their own —
-   * whatever the connection does; the ownership interval then closes.
+   * once the loop has ended, every started handler has finished and its ack is written — acks
+   * still unconfirmed shortly after a hard stop, or a read's BLOCK time plus a grace after a
+   * soft one's work is done, are left to finish or fail on their own — whatever the connection
+   * does; the ownership interval then closes.
    */
   stop(hard: boolean): Promise<void> {
     if (hard && this.mode !== 'aborted') {
@@ -188,10 +193,16 @@ export class ShardReader {
     if (this.conn) closeConnection(this.conn);
     while (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
     const workDone = this.now();
+    // An ack on a Redis that stopped answering never settles: neither stop waits for it forever.
+    let ackTimer: ReturnType<typeof setTimeout> | undefined;
     const flushed = await Promise.race([
       this.acks.flushed().then(() => true),
       this.hardStop.then(() => new Promise<false>((r) => setTimeout(r, HARD_STOP_ACK_WAIT_MS, false))),
+      new Promise<false>((r) => {
+        ackTimer = setTimeout(r, this.ctx.options.blockMs + STOP_READ_GRACE_MS, false);
+      }),
     ]);
+    clearTimeout(ackTimer);
     this.ctx.events.emit('ownership', {
       memberId: this.ctx.memberId,
       shard: this.ctx.shard,

@@ -2,7 +2,8 @@
  * The member side of the heartbeat protocol (PROTOCOL §3, §7 "correct client"), without I/O:
  * builds heartbeat bodies from what the member is doing, applies answers (epochs, the
  * assignment, the local lease counted from the request's SEND time) and says which shards to
- * keep, stop and start. The clock is passed in.
+ * keep, stop and start, and by when a stopped shard must be let go (its local rebalance
+ * deadline). The clock is passed in.
  */
 import { InvalidHeartbeatResponseError } from './consumer-errors.js';
 import { leaseMargin, type ResolvedConsumerOptions } from './consumer-options.js';
@@ -37,6 +38,8 @@ export interface HeartbeatAnswer {
   heartbeatIntervalMs: number;
   /** Additive field of our coordinator (SPEC §8.10); null from the reference. */
   memberLeaseTtlMs: number | null;
+  /** Time the member has to release a revoked shard before it is fenced; null when absent. */
+  rebalanceTimeoutMs: number | null;
   assignedShards: number[];
   pendingShards: number[];
 }
@@ -64,12 +67,14 @@ export function parseHeartbeatAnswer(json: unknown): HeartbeatAnswer {
   };
   const interval = int('heartbeatIntervalMs', o.heartbeatIntervalMs);
   const ttl = o.memberLeaseTtlMs;
+  const positive = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : null);
   return {
     status: o.status as HeartbeatStatusName,
     memberEpoch: int('memberEpoch', o.memberEpoch),
     metadataVersion: int('metadataVersion', o.metadataVersion),
     heartbeatIntervalMs: interval > 0 ? interval : 1,
-    memberLeaseTtlMs: typeof ttl === 'number' && Number.isSafeInteger(ttl) && ttl > 0 ? ttl : null,
+    memberLeaseTtlMs: positive(ttl),
+    rebalanceTimeoutMs: positive(o.rebalanceTimeoutMs),
     assignedShards: shards('assignedShards', assignment.assignedShards),
     pendingShards: shards('pendingShards', assignment.pendingShards),
   };
@@ -134,6 +139,8 @@ export class MemberProtocol {
   leaseTtlMs: number;
   /** Status of the latest answer, '' before the first. */
   lastStatus = '';
+  /** Rebalance timeout of the latest answer that carried one (null: none seen, no local deadline). */
+  rebalanceTimeoutMs: number | null = null;
   private requestSeq = 0;
   private readonly requestPrefix = Math.random().toString(36).slice(2, 10);
 
@@ -170,6 +177,15 @@ export class MemberProtocol {
     return Math.max(10, Math.min(this.intervalMs, Math.floor(this.leaseDurationMs() / 3)));
   }
 
+  /**
+   * When a shard first seen revoked in the answer to a request sent at `sentAt` must be let go
+   * at the latest (hard stop), or null when the coordinator gave no rebalance timeout.
+   */
+  revokeDeadline(sentAt: number): number | null {
+    const t = this.rebalanceTimeoutMs;
+    return t === null ? null : sentAt + t - rebalanceMargin(t, this.intervalMs);
+  }
+
   /** Timeout of one request: a later answer would renew a lease that has already run out. */
   requestTimeoutMs(): number {
     return Math.max(1, Math.min(this.o.requestTimeoutMs, this.leaseDurationMs()));
@@ -199,6 +215,7 @@ export class MemberProtocol {
     this.lastStatus = a.status;
     this.intervalMs = a.heartbeatIntervalMs;
     if (a.memberLeaseTtlMs !== null) this.leaseTtlMs = a.memberLeaseTtlMs;
+    if (a.rebalanceTimeoutMs !== null) this.rebalanceTimeoutMs = a.rebalanceTimeoutMs;
     switch (a.status) {
       case 'OK':
       case 'SYNC_METADATA':
@@ -282,6 +299,22 @@ export class MemberProtocol {
       ...(this.instanceId ? { memberInstanceId: this.instanceId } : {}),
     };
   }
+}
+
+/** Least time kept for the hard stop at a local rebalance deadline and its REVOKED report, ms. */
+const REVOKE_STOP_SLACK_MS = 500;
+
+/**
+ * How long before the coordinator's rebalance deadline a revoked shard is let go: one heartbeat
+ * interval, because the coordinator may have set its deadline at the assignment round, up to an
+ * interval before the request whose answer told us; then the largest of another interval, a
+ * tenth of the timeout and 500 ms, for the hard stop itself (it waits up to 250 ms for acks),
+ * the REVOKED report's trip and late timers (the tenth: stalls and clock skew between
+ * coordinator instances on long timeouts). At most half the timeout, so it stays positive.
+ */
+export function rebalanceMargin(rebalanceTimeoutMs: number, heartbeatIntervalMs: number): number {
+  const stop = Math.max(heartbeatIntervalMs, Math.ceil(rebalanceTimeoutMs / 10), REVOKE_STOP_SLACK_MS);
+  return Math.min(heartbeatIntervalMs + stop, Math.floor(rebalanceTimeoutMs / 2));
 }
 
 function emptyReport(inFlight: number): LocalReport {

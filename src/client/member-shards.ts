@@ -2,7 +2,8 @@
  * The shards of one member: those being read (one `ShardReader` each), those stopped and still
  * finishing their work (reported `DRAINING` with their in-flight count), those drained and to
  * be reported `REVOKED, inFlight 0` once, and those dropped at a fence (not reported, but
- * finished before the member rejoins).
+ * finished before the member rejoins). A soft stop may carry a deadline, at which it turns hard
+ * (the coordinator fences a member still holding a revoked shard at its rebalance deadline).
  */
 import type { ConsumerEvents, RevokeReason } from './consumer-events.js';
 import type { ConsumerHandler, ResolvedConsumerOptions } from './consumer-options.js';
@@ -28,6 +29,8 @@ export interface MemberShardsContext {
 interface Stopping {
   reader: ShardReader;
   reason: RevokeReason;
+  /** Turns a soft stop hard at its deadline. */
+  deadline: ReturnType<typeof setTimeout> | null;
 }
 
 /** Reading, draining, revoked and dropped shards of one member. */
@@ -102,8 +105,11 @@ export class MemberShards {
     reader.start();
   }
 
-  /** Stops reading `shard` (soft: finish what was read; hard: start nothing more). */
-  stop(shard: number, reason: RevokeReason, hard: boolean): void {
+  /**
+   * Stops reading `shard` (soft: finish what was read; hard: start nothing more). A soft stop
+   * still running at `hardAt` (epoch ms) becomes hard then.
+   */
+  stop(shard: number, reason: RevokeReason, hard: boolean, hardAt: number | null = null): void {
     const existing = this.draining.get(shard);
     if (existing) {
       if (hard) {
@@ -115,9 +121,18 @@ export class MemberShards {
     const reader = this.readers.get(shard);
     if (!reader) return;
     this.readers.delete(shard);
-    const entry: Stopping = { reader, reason };
+    const entry: Stopping = { reader, reason, deadline: null };
     this.draining.set(shard, entry);
+    if (!hard && hardAt !== null) {
+      entry.deadline = setTimeout(
+        () => {
+          if (this.draining.get(shard) === entry) void reader.stop(true);
+        },
+        Math.max(0, hardAt - Date.now()),
+      );
+    }
     void reader.stop(hard).then(() => {
+      if (entry.deadline) clearTimeout(entry.deadline);
       if (this.draining.get(shard) !== entry) return; // dropped at a fence meanwhile
       this.draining.delete(shard);
       this.revoked.set(shard, new Date().toISOString());
@@ -137,6 +152,7 @@ export class MemberShards {
       ...[...this.readers].map(([shard, reader]) => ({ shard, reader })),
       ...[...this.draining].map(([shard, d]) => ({ shard, reader: d.reader })),
     ];
+    for (const d of this.draining.values()) if (d.deadline) clearTimeout(d.deadline);
     this.readers.clear();
     this.draining.clear();
     this.revoked.clear();
