@@ -1,8 +1,8 @@
 /**
  * A consumer whose Redis path goes silent (blackhole: connections stay open, nothing comes
  * back) while the coordinator revokes its shards (issue 12, scenario 6): its ownership
- * intervals close within a bound and never overlap the new owner's. Pending: it depends on the
- * SDK fix in progress (ShardReader.stop() hanging while Redis is unreachable).
+ * intervals close within a bound and never overlap the new owner's: the SDK's bounded stops
+ * and its local revoke deadline, ahead of the coordinator's rebalance-timeout fence.
  */
 import { describe, expect, it } from 'vitest';
 import { uniquePrefix } from '../support/redis.js';
@@ -16,7 +16,7 @@ const REBALANCE_TIMEOUT_MS = 3000;
 /** A revoked shard must be let go within the rebalance timeout (then the coordinator fences) + this. */
 const CLOSE_MARGIN_MS = 2000;
 
-describe('faults > consumer cut off from Redis while its shards are revoked (pending the SDK fix)', () => {
+describe('faults > consumer cut off from Redis while its shards are revoked ', () => {
   it('closes its ownership intervals within the rebalance timeout + margin, with no overlap, and loses nothing once the path returns', async () => {
     const redis = await startKillableRedis();
     const proxy = await startFaultProxy({ host: '127.0.0.1', port: redis.port });
