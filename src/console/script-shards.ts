@@ -35,7 +35,8 @@ function consumableOf(group) {
 function shardRows(group, assignments, members, offsets) {
   var states = null;
   if (members) {
-    states = {};
+    // Prototype-free: a member named __proto__ or constructor is an ordinary key.
+    states = Object.create(null);
     (members.members || []).forEach(function (m) { states[m.memberId] = m.state; });
   }
   var live = states ? function (id) { return !!LIVE_OWNER[states[id]]; } : null;

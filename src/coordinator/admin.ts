@@ -9,6 +9,7 @@ import type {
   DeleteGroupInput,
   GroupSnapshot,
 } from '../coordinator-api.js';
+import { own } from '../core/dict.js';
 import { CoordinatorError } from '../core/errors.js';
 import { newGroupDoc } from '../core/group.js';
 import { housekeepGroup } from '../core/housekeeping.js';
@@ -120,7 +121,7 @@ export async function deleteGroup(
     [group],
     criticalOptions(ctx, ctx.config.lockWaitMs),
     (s): Decision<GroupSnapshot> => {
-      const doc = s?.groups[group];
+      const doc = s && own(s.groups, group);
       if (!s || !doc) throw groupNotFound(prefix, group);
       const current = housekeepGroup({ stream: s.stream, group: doc, config: ctx.protocol, now });
       const active = Object.values(current.members).filter((m) => isLive(m.state));
@@ -150,7 +151,7 @@ export async function deleteGroup(
 export async function readGroup(ctx: Ctx, prefix: string, group: string): Promise<GroupSnapshot> {
   checkNames(prefix, group);
   const s = await readStream(ctx, prefix, [group]);
-  const doc = s?.groups[group];
+  const doc = s && own(s.groups, group);
   if (!s || !doc) throw groupNotFound(prefix, group);
   return { stream: s.stream, group: doc };
 }
@@ -162,7 +163,7 @@ export async function listGroups(ctx: Ctx): Promise<GroupSnapshot[]> {
     const s = await readStream(ctx, prefix, 'all');
     if (!s) continue;
     for (const name of s.stream.groups) {
-      const group = s.groups[name];
+      const group = own(s.groups, name);
       if (group) out.push({ stream: s.stream, group });
     }
   }
@@ -253,7 +254,7 @@ function headerOf(doc: { groupEpoch: number; assignmentEpoch: number; metadataVe
 }
 
 function checkAddGroup(s: StreamSnapshot, group: string, asked: number | null): void {
-  if (s.stream.groups.includes(group) || s.groups[group]) {
+  if (s.stream.groups.includes(group) || own(s.groups, group)) {
     throw new CoordinatorError(
       'GROUP_ALREADY_EXISTS',
       `group "${group}" of stream "${s.stream.streamPrefix}" already exists`,

@@ -14,6 +14,7 @@ import {
   statusBlocks,
 } from '../core/commit-plan.js';
 import { roundCompleteWith } from '../core/correction.js';
+import { own } from '../core/dict.js';
 import { CoordinatorError } from '../core/errors.js';
 import { heartbeatKey, steadyAnswer } from '../core/fast-path.js';
 import { withEpochsOf } from '../core/heartbeat.js';
@@ -272,7 +273,7 @@ async function viewOf(ctx: Ctx, prefix: string, group: string, r: MemberReadView
   // Completion needs the whole group: asked only once every live member may have acknowledged.
   if (r.header.correction && r.acknowledgements + (r.acknowledged ? 0 : 1) >= r.liveMembers) {
     const snap = await loadUpgrading(ctx.store, prefix, [group], ctx.protocol);
-    const whole = snap?.groups[group];
+    const whole = snap && own(snap.groups, group);
     if (whole) view.roundComplete = (after, acked) => roundCompleteWith(whole, after, acked);
   }
   return view;

@@ -4,6 +4,8 @@
  * bumps the decision made. Targets follow in each bumped group's assignment round, as they do
  * after any membership change, so a stream-wide commit never rewrites member records.
  */
+
+import { own } from '../core/dict.js';
 import type { GroupDoc, StreamDoc } from '../core/model.js';
 import type { StreamState } from '../core/stream-state.js';
 import type { StreamHead } from '../store/records.js';
@@ -24,7 +26,7 @@ export function streamChange(
   const plan: Omit<StreamPlan, 'prefix' | 'expect'> = { groups: [] };
   if (after.stream !== before.stream) plan.stream = streamWrite(ctx, { ...after.stream, updatedAt: now });
   for (const [name, g] of Object.entries(after.groups)) {
-    const b = before.groups[name];
+    const b = own(before.groups, name);
     if (!b) continue;
     const group = g.groupEpoch - b.groupEpoch;
     const metadata = g.metadataVersion - b.metadataVersion;
@@ -47,7 +49,7 @@ export function streamWrite(ctx: Ctx, doc: StreamDoc): { doc: StreamDoc; head: S
 export function bumpedGroups(before: StreamState, after: StreamState): string[] {
   return Object.entries(after.groups)
     .filter(([name, g]) => {
-      const b: GroupDoc | undefined = before.groups[name];
+      const b: GroupDoc | undefined = own(before.groups, name);
       return b !== undefined && g.groupEpoch > b.groupEpoch;
     })
     .map(([name]) => name);

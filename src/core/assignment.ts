@@ -7,6 +7,8 @@
  * keep the most shards (ties → smallest id), which maximises how many shards stay where they
  * were; overloaded members give up their highest shard indexes.
  */
+
+import { dict, own } from './dict.js';
 import { compareIds, sortedShards } from './shard-set.js';
 
 /** Sticky, fully balanced target assignment (SPEC §8.4): live member ids (any order; sort inside), assignable shards, previous targets. */
@@ -15,9 +17,7 @@ export function computeTargetAssignment(
   shards: number[],
   previous: Record<string, number[]>,
 ): Record<string, number[]> {
-  const out: Record<string, number[]> = {};
-  for (const [m, t] of targetAssignment(liveMemberIds, shards, (id) => previous[id])) out[m] = t;
-  return out;
+  return dict(targetAssignment(liveMemberIds, shards, (id) => own(previous, id)));
 }
 
 /**

@@ -4,6 +4,8 @@
  * live member has acknowledged; opening, widening and acknowledging happen per member in
  * `member-heartbeat.ts`.
  */
+
+import { withEntry } from './dict.js';
 import { blockedFor, holderIndex, membersInOrder } from './group.js';
 import { type GroupDoc, isLive, type MemberRecord } from './model.js';
 
@@ -32,7 +34,7 @@ export function roundCompleteWith(g: GroupDoc, after: MemberRecord, acked: boole
     : round.acknowledgedMembers;
   return roundComplete({
     ...g,
-    members: { ...g.members, [after.memberId]: after },
+    members: withEntry(g.members, after.memberId, after),
     metadataCorrection: { ...round, acknowledgedMembers: acks },
   });
 }

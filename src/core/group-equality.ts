@@ -3,6 +3,8 @@
  * CAS-guarded document, liveness fields (leases, heartbeat times, progress) live beside it and
  * are written by the fast path (SPEC §6).
  */
+
+import { own } from './dict.js';
 import { deepEqual } from './equal.js';
 import type { GroupDoc, MemberRecord } from './model.js';
 
@@ -20,8 +22,8 @@ export function durablyEqual(a: GroupDoc, b: GroupDoc): boolean {
   const ids = Object.keys(a.members);
   if (ids.length !== Object.keys(b.members).length) return false;
   for (const id of ids) {
-    const x = a.members[id];
-    const y = b.members[id];
+    const x = own(a.members, id);
+    const y = own(b.members, id);
     if (!x || !y) return false;
     if (x !== y && !equalExcept(x, y, MEMBER_LIVENESS)) return false;
   }
@@ -33,7 +35,7 @@ export function sameGroup(a: GroupDoc, b: GroupDoc): boolean {
   if (a === b) return true;
   if (a.updatedAt !== b.updatedAt || !durablyEqual(a, b)) return false;
   for (const [id, x] of Object.entries(a.members)) {
-    const y = b.members[id] as MemberRecord;
+    const y = own(b.members, id) as MemberRecord;
     if (x.memberLeaseExpiresAt !== y.memberLeaseExpiresAt || x.lastHeartbeatAt !== y.lastHeartbeatAt)
       return false;
     if (!deepEqual(x.shardProgress, y.shardProgress)) return false;

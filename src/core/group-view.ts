@@ -1,6 +1,8 @@
 /**
  * Read-only views of a group for monitoring (PROTOCOL §2.2, §2.9).
  */
+
+import { dict, own } from './dict.js';
 import { blocksOthers, holdings, membersInOrder } from './group.js';
 import { assignableShards, consumableShards, type GroupDoc, isLive, type StreamDoc } from './model.js';
 import { compareIds } from './shard-set.js';
@@ -10,8 +12,8 @@ export function invariantViolations(stream: StreamDoc, group: GroupDoc): string[
   const out: string[] = [];
   const targetOwners = new Map<number, string[]>();
   for (const id of Object.keys(group.targetAssignments).sort(compareIds)) {
-    if (!group.members[id]) out.push(`target assignment references unknown member ${id}`);
-    for (const s of group.targetAssignments[id] ?? [])
+    if (!own(group.members, id)) out.push(`target assignment references unknown member ${id}`);
+    for (const s of own(group.targetAssignments, id) ?? [])
       targetOwners.set(s, [...(targetOwners.get(s) ?? []), id]);
   }
 
@@ -50,10 +52,10 @@ export function assignmentSummaries(group: GroupDoc): {
   target: Record<string, number>;
   current: Record<string, number>;
 } {
-  const target: Record<string, number> = {};
-  const current: Record<string, number> = {};
+  const target = dict<number>();
+  const current = dict<number>();
   for (const m of membersInOrder(group)) {
-    if (isLive(m.state)) target[m.memberId] = group.targetAssignments[m.memberId]?.length ?? 0;
+    if (isLive(m.state)) target[m.memberId] = own(group.targetAssignments, m.memberId)?.length ?? 0;
     if ((isLive(m.state) || m.state === 'LEAVING') && m.currentAssignment.length > 0) {
       current[m.memberId] = m.currentAssignment.length;
     }

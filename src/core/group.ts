@@ -5,6 +5,8 @@
  * Functions taking a `draft` mutate it; callers pass a private copy (`cloneGroup`), never a
  * document they were given.
  */
+
+import { dict, own } from './dict.js';
 import { type GroupDoc, type GroupState, isLive, type MemberRecord } from './model.js';
 import { compareIds, sameShards, union } from './shard-set.js';
 
@@ -17,8 +19,8 @@ export function newGroupDoc(streamPrefix: string, consumerGroup: string, now: nu
     assignmentEpoch: 1,
     metadataVersion: 1,
     state: 'EMPTY',
-    targetAssignments: {},
-    members: {},
+    targetAssignments: dict(),
+    members: dict(),
     metadataCorrection: null,
     createdAt: now,
     updatedAt: now,
@@ -30,7 +32,7 @@ export function newGroupDoc(streamPrefix: string, consumerGroup: string, now: nu
  * (cheaper than `structuredClone` for large groups; leaf arrays are replaced, never edited).
  */
 export function cloneGroup(g: GroupDoc): GroupDoc {
-  const members: Record<string, MemberRecord> = {};
+  const members = dict<MemberRecord>();
   for (const [id, m] of Object.entries(g.members)) {
     members[id] = {
       ...m,
@@ -40,7 +42,7 @@ export function cloneGroup(g: GroupDoc): GroupDoc {
       shardProgress: m.shardProgress.map((p) => ({ ...p })),
     };
   }
-  const targetAssignments: Record<string, number[]> = {};
+  const targetAssignments = dict<number[]>();
   for (const [id, t] of Object.entries(g.targetAssignments)) targetAssignments[id] = [...t];
   const round = g.metadataCorrection;
   return {
@@ -100,7 +102,7 @@ export function heldByOther(index: HolderIndex, shard: number, memberId: string)
 
 /** The member's target shards (sorted; empty when it has none). */
 export function targetOf(g: GroupDoc, memberId: string): number[] {
-  return g.targetAssignments[memberId] ?? [];
+  return own(g.targetAssignments, memberId) ?? [];
 }
 
 /** B of PROTOCOL §3.6: the member's target shards still held by another member. */

@@ -6,6 +6,7 @@
  * members its indexes name as due.
  */
 import { assignmentRound } from './assignment-round.js';
+import { dict, own } from './dict.js';
 import { cloneGroup, groupStateOf, membersInOrder } from './group.js';
 import { durablyEqual, sameGroup } from './group-equality.js';
 import { maintain } from './maintenance.js';
@@ -59,7 +60,7 @@ export function newlyExpired(
   after: GroupDoc,
 ): Array<{ memberId: string; observedLeaseExpiresAt: number }> {
   return membersInOrder(before)
-    .filter((b) => isLive(b.state) && after.members[b.memberId]?.state === 'EXPIRED')
+    .filter((b) => isLive(b.state) && own(after.members, b.memberId)?.state === 'EXPIRED')
     .map((b) => ({ memberId: b.memberId, observedLeaseExpiresAt: b.memberLeaseExpiresAt }));
 }
 
@@ -77,7 +78,7 @@ export function maintainGroupDraft(
 ): void {
   const due = membersInOrder(draft).map((member) => ({
     member,
-    target: draft.targetAssignments[member.memberId] ?? [],
+    target: own(draft.targetAssignments, member.memberId) ?? [],
   }));
   const out = maintain(due, draft.groupEpoch, now, config, skipDeadline);
   for (const [id, m] of out.changed) draft.members[id] = m;
@@ -101,19 +102,19 @@ export function recomputeDraft(sv: StreamView, draft: GroupDoc, config: Protocol
       assignable: assignableOf(sv),
       previous: new Map(Object.entries(draft.targetAssignments)),
       held: (id) => {
-        const m = draft.members[id]!;
+        const m = own(draft.members, id)!;
         return union(m.currentAssignment, m.revoking);
       },
-      deadline: (id) => draft.members[id]?.rebalanceDeadlineAt ?? null,
+      deadline: (id) => own(draft.members, id)?.rebalanceDeadlineAt ?? null,
       groupEpoch: draft.groupEpoch,
     },
     config,
     now,
   );
-  draft.targetAssignments = Object.fromEntries(round.targets);
+  draft.targetAssignments = dict(round.targets);
   draft.assignmentEpoch = round.assignmentEpoch;
   for (const [id, at] of round.deadlines) {
-    const m = draft.members[id];
+    const m = own(draft.members, id);
     if (m) draft.members[id] = { ...m, rebalanceDeadlineAt: at };
   }
 }

@@ -5,6 +5,8 @@
  * the group. `viewFromGroup` builds the same view from a whole group document, so the pure
  * composition (`processHeartbeat`) and the Redis path decide through one function.
  */
+
+import { own } from './dict.js';
 import { blocksOthers, holdings } from './group.js';
 import {
   assignableShards,
@@ -148,8 +150,8 @@ export function viewFromGroup(
   const view: MemberView = {
     stream,
     header: headerOf(g),
-    member: g.members[memberId] ?? null,
-    target: g.targetAssignments[memberId] ?? [],
+    member: own(g.members, memberId) ?? null,
+    target: own(g.targetAssignments, memberId) ?? [],
     blockedByOther: (s) => (index.get(s) ?? []).some((id) => id !== memberId),
     acknowledged: g.metadataCorrection?.acknowledgedMembers.includes(memberId) ?? false,
     liveMembers: Object.values(g.members).filter((m) => isLive(m.state)).length,

@@ -10,6 +10,8 @@
  * Removed shards below the target of a PREPARING migration are frozen: they return to
  * routing when it activates, so none of them may start retiring.
  */
+
+import { own, withEntry } from './dict.js';
 import { drainVerdict, evidenceRecord, type RetireOutcome, type ShardReading } from './drain-evidence.js';
 import { housekeepGroup } from './housekeeping.js';
 import type { GroupDoc, Migration, ProtocolConfig, RemovedShard, StreamDoc } from './model.js';
@@ -226,7 +228,7 @@ function scaleOutConverged(groups: Record<string, GroupDoc>, m: Migration, now: 
     const live = Object.values(g.members).filter((x) => isLiveAt(x, now));
     if (live.length === 0) continue;
     for (const s of range(m.fromShardCount, m.toShardCount)) {
-      const owner = live.find((x) => (g.targetAssignments[x.memberId] ?? []).includes(s));
+      const owner = live.find((x) => (own(g.targetAssignments, x.memberId) ?? []).includes(s));
       if (!owner?.currentAssignment.includes(s)) return false;
     }
   }
@@ -248,7 +250,7 @@ export function streamPass(
   for (const [name, g] of Object.entries(state.groups)) {
     if (name === skipGroup) continue;
     const h = housekeepGroup({ stream: state.stream, group: g, config, now });
-    if (h !== g) groups = { ...groups, [name]: h };
+    if (h !== g) groups = withEntry(groups, name, h);
   }
   const housekept = groups === state.groups ? state : { stream: state.stream, groups };
   return advanceResharding(housekept, io, now, config);

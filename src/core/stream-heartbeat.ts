@@ -5,6 +5,8 @@
  * Redis evidence gathered for this request. Without resharding work it is exactly
  * `processHeartbeat`.
  */
+
+import { own, withEntry } from './dict.js';
 import { processHeartbeat } from './heartbeat.js';
 import type { HeartbeatInput, HeartbeatOutput } from './heartbeat-types.js';
 import type { GroupDoc, ProtocolConfig } from './model.js';
@@ -26,11 +28,13 @@ export function processStreamHeartbeat(args: {
   answeredFrom: GroupDoc | null;
 } {
   const { state, group, request, io, config, now } = args;
-  const before = state.groups[group] ?? null;
+  const before = own(state.groups, group) ?? null;
   const out = processHeartbeat({ stream: state.stream, group: before, request, config, now });
   if (!before || !out.group) return { state, response: out.response, answeredFrom: null };
   const withOwn: StreamState =
-    out.group === before ? state : { stream: state.stream, groups: { ...state.groups, [group]: out.group } };
+    out.group === before
+      ? state
+      : { stream: state.stream, groups: withEntry(state.groups, group, out.group) };
   const answeredFrom = out.group;
   if (!reshardingInProgress(state.stream)) return { state: withOwn, response: out.response, answeredFrom };
   // The answer was decided before the pass; a bump made by the pass reaches the member next time.

@@ -3,6 +3,8 @@
  * write. Helpers here never mutate their inputs; changed groups are replaced, unchanged ones
  * keep their object identity (so callers can tell what to write).
  */
+
+import { dict, own } from './dict.js';
 import { blocksOthers, cloneGroup, holdings } from './group.js';
 import { settleDraft } from './housekeeping.js';
 import {
@@ -47,7 +49,7 @@ export interface ShardHolder {
 export function holdersByShard(groups: Record<string, GroupDoc>, now: number): Map<number, ShardHolder[]> {
   const out = new Map<number, ShardHolder[]>();
   for (const name of Object.keys(groups).sort()) {
-    const g = groups[name]!;
+    const g = own(groups, name)!;
     for (const m of Object.values(g.members)) {
       if (!blocksOthers(m) || now > m.memberLeaseExpiresAt) continue;
       for (const s of holdings(m)) {
@@ -76,7 +78,7 @@ export function bumpEveryGroup(
   config: ProtocolConfig,
   now: number,
 ): Record<string, GroupDoc> {
-  const out: Record<string, GroupDoc> = {};
+  const out = dict<GroupDoc>();
   for (const [name, g] of Object.entries(groups)) {
     const draft = cloneGroup(g);
     if (bump.group) draft.groupEpoch += 1;

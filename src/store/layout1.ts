@@ -13,6 +13,7 @@ import {
   statusBlocks,
   statusOf,
 } from '../core/commit-plan.js';
+import { dict } from '../core/dict.js';
 import type { GroupDoc, ProtocolConfig, ShardProgress } from '../core/model.js';
 import { corrupt, type LiveEntry, parseLiveEntry, parseRevision, parseStreamDoc } from './codec.js';
 import { streamKeys, streamTag } from './keys.js';
@@ -175,7 +176,7 @@ export function decodeLayout1(prefix: string, reply: unknown): StreamSnapshot | 
   if (!Array.isArray(reply) || Number(reply[0]) !== 1) return null;
   const revision = parseRevision(prefix, str(reply[1]) ?? reply[1]);
   const stream = parseStreamDoc(prefix, str(reply[2]));
-  const groups: Record<string, GroupDoc> = {};
+  const groups = dict<GroupDoc>();
   for (const entry of reply.slice(3) as unknown[][]) {
     const name = str(entry[0]) ?? '';
     if (Number(entry[1]) !== 1)
@@ -185,7 +186,7 @@ export function decodeLayout1(prefix: string, reply: unknown): StreamSnapshot | 
     const live = new Map<string, LiveEntry>(
       pairs(entry[5]).map(([m, t]) => [m, parseLiveEntry(prefix, name, t)]),
     );
-    const members: GroupDoc['members'] = {};
+    const members: GroupDoc['members'] = dict();
     for (const [id, m] of Object.entries(doc.members)) {
       const e = live.get(id);
       members[id] = {

@@ -11,6 +11,7 @@ import { expiryScenarios } from './scenarios/expiry.js';
 import { healthScenarios } from './scenarios/health.js';
 import { heartbeatScenarios } from './scenarios/heartbeat.js';
 import { monitoringScenarios } from './scenarios/monitoring.js';
+import { nameScenarios } from './scenarios/names.js';
 import { reshardingScenarios } from './scenarios/resharding.js';
 import { routingScenarios } from './scenarios/routing.js';
 import { streamScenarios } from './scenarios/streams.js';
@@ -27,6 +28,7 @@ export const SCENARIO_GROUPS: ReadonlyArray<readonly [string, Scenario[]]> = [
   ['scheduled sweep', sweepScenarios],
   ['stream monitoring', monitoringScenarios],
   ['bad input', badInputScenarios],
+  ['hostile names', nameScenarios],
   ['authentication', authScenarios],
   ['resharding', reshardingScenarios],
 ];

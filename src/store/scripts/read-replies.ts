@@ -4,6 +4,7 @@
  */
 
 import type { HolderStatus, OwnerEntry, RecordAt } from '../../core/commit-plan.js';
+import { dict } from '../../core/dict.js';
 import { groupStateOf } from '../../core/group.js';
 import type { HeartbeatOutput } from '../../core/heartbeat-types.js';
 import type { GroupDoc, MemberRecord } from '../../core/model.js';
@@ -186,7 +187,7 @@ async function assembleGroup(prefix: string, name: string, parts: unknown[]): Pr
   const header = decodeHeader(prefix, name, fieldsOf(parts[2]));
   const leases = new Map(pairs(parts[5]).map(([m, s]) => [m, Number(s)]));
   const deadlines = new Map(pairs(parts[7]).map(([m, s]) => [m, Number(s)]));
-  const members: GroupDoc['members'] = {};
+  const members: GroupDoc['members'] = dict();
   const live = new Map(pairs(parts[6]).map(([m, text]) => [m, parseLiveEntry(prefix, name, text)]));
   let decoded = 0;
   for (const [id, text] of pairs(parts[3])) {
@@ -200,7 +201,7 @@ async function assembleGroup(prefix: string, name: string, parts: unknown[]): Pr
     ).record;
     members[id] = { ...m, shardProgress: entry?.progress ?? [] };
   }
-  const targetAssignments: Record<string, number[]> = {};
+  const targetAssignments = dict<number[]>();
   for (const [id, text] of pairs(parts[4])) targetAssignments[id] = decodeTarget(prefix, name, id, text);
   const acks = list(parts[8])
     .map((x) => str(x) ?? '')
@@ -241,7 +242,7 @@ export async function decodeLoadReply(
   }
   const stream = parseStreamDoc(prefix, docText);
   decodeStreamHead(prefix, str(a[3]));
-  const groups: Record<string, GroupDoc> = {};
+  const groups = dict<GroupDoc>();
   for (const entry of a.slice(5)) {
     const parts = list(entry);
     const name = str(parts[0]) ?? '';
