@@ -27,6 +27,7 @@ import { type Decision, runCritical } from '../store/critical-section.js';
 import { shardKey } from '../store/keys.js';
 import { audit, checkNames, groupNotFound, inBatches, readGroup } from './admin.js';
 import { type Ctx, criticalOptions, errorText } from './context.js';
+import { refuseExistingShardKeys, refuseForeignShardKeys, unownedNewShards } from './shard-keys.js';
 import { assignGroups, bumpedGroups, readStream, streamChange } from './stream-plans.js';
 import { maintainStream } from './sweep.js';
 
@@ -68,10 +69,14 @@ export async function scale(
     prefix,
     'all',
     criticalOptions(ctx, ctx.config.lockWaitMs),
-    (s) => {
+    async (s) => {
       if (!s || s.stream.groups.length === 0 || (group !== null && !s.groups[group])) throw missing();
       const before: StreamState = { stream: s.stream, groups: s.groups };
       const d = requestScale(before, { targetShardCount: target, reshardingId: newReshardingId() }, now);
+      // Under the mutex, before anything is written: a new shard never adopts an existing key.
+      if (d.outcome === 'created') {
+        await refuseExistingShardKeys(ctx, prefix, unownedNewShards(s.stream, s.stream.shardCount, target));
+      }
       return { commit: d.state === before ? undefined : streamChange(ctx, before, d.state, now), result: d };
     },
   );
@@ -196,6 +201,10 @@ async function provisionAndActivate(
     const m = preparingMigration(snap.stream);
     if (!m || m.reshardingId !== reshardingId) return currentMigration(snap.stream, reshardingId, prefix);
     const groups = snap.stream.groups.filter((g) => !provisioned.has(g));
+    if (attempt === 0) {
+      const added = unownedNewShards(snap.stream, m.fromShardCount, m.toShardCount);
+      await refuseForeignShardKeys(ctx, prefix, snap.stream, added);
+    }
     if (ctx.config.provisioning) {
       const jobs = groups.flatMap((g) =>
         activationShards(m).map((i) => () => ctx.store.provision(shardKey(prefix, i), g)),

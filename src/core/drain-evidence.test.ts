@@ -15,14 +15,16 @@ const stream = (
 describe('drain evidence > verdict', () => {
   it.each<[string, ShardReading, boolean]>([
     ['an absent key', { kind: 'absent' }, true],
+    ['every group read and acknowledged everything', stream(5, [['g', 0, 0]]), true],
     [
-      'every group read and acknowledged everything',
+      'an unmanaged group that read and acknowledged everything (never deleted: issue 13.1)',
       stream(5, [
         ['g', 0, 0],
         ['other', 0, 0],
       ]),
-      true,
+      false,
     ],
+    ['an empty stream carrying an unmanaged group', stream(0, [['other', 0, 0]]), false],
     ['a group with pending entries', stream(5, [['g', 2, 0]]), false],
     ['a group with undelivered entries', stream(5, [['g', 0, 3]]), false],
     [
@@ -58,6 +60,7 @@ describe('drain evidence > verdict', () => {
     expect(v.reason).toContain('"g": lag unknown (null');
     expect(v.reason).toContain('"audit": 3 entries not yet delivered');
     expect(v.reason).toContain('"h" is missing while 5 entries remain');
+    expect(v.reason).toContain('"audit" is not managed by the coordinator');
   });
 
   it('keeps what it saw, and a failed read is recorded as such', () => {

@@ -43,7 +43,8 @@ export interface DrainVerdict {
 }
 
 /**
- * Positive drain evidence (SPEC §7): the key is absent; or every consumer group on it has
+ * Positive drain evidence (SPEC §7): the key is absent; or every consumer group on it is one
+ * the coordinator manages (a key carrying anyone else's group is never deleted), has
  * nothing pending, and — unless the stream holds no entry at all — every group has lag exactly
  * 0, at least one group exists and every group the coordinator manages is present (a stream
  * with entries that some managed group cannot even see is not drained for it).
@@ -52,7 +53,13 @@ export function drainVerdict(reading: ShardReading, managedGroups: readonly stri
   if (reading.kind === 'absent') return { drained: true, reason: 'the shard stream key no longer exists' };
   if (reading.kind === 'error') return { drained: false, reason: `no drain evidence: ${reading.message}` };
   const problems: string[] = [];
+  const managed = new Set(managedGroups);
   for (const g of reading.groups) {
+    if (!managed.has(g.name)) {
+      problems.push(
+        `consumer group "${g.name}" is not managed by the coordinator: the key is kept while it is there (XGROUP DESTROY it to let the shard retire)`,
+      );
+    }
     if (g.pending === null) problems.push(`consumer group "${g.name}": pending count unknown`);
     else if (g.pending > 0)
       problems.push(`consumer group "${g.name}": ${g.pending} pending (delivered, not acknowledged)`);

@@ -153,9 +153,17 @@ const ADMIN_OPERATIONS: readonly OperationSpec[] = [
     operationId: 'scaleStream',
     tag: 'Resharding',
     summary: 'Scale every group of a stream to a new shard count',
+    description:
+      'A scale-out never adopts a Redis key the coordinator did not create: a new shard whose key already exists (other than a removed shard of this stream not yet retired) answers 409 `SHARD_KEY_EXISTS` naming the key, before anything is written.',
     body: { component: 'ScaleRequest', required: true },
     success: { status: 202, description: 'Migrations started', body: { component: 'StreamScaleResponse' } },
-    errors: [...ADMIN_ERRORS, 'STREAM_NOT_FOUND', 'ACTIVE_MIGRATION_EXISTS', 'METADATA_SYNC_IN_PROGRESS'],
+    errors: [
+      ...ADMIN_ERRORS,
+      'STREAM_NOT_FOUND',
+      'ACTIVE_MIGRATION_EXISTS',
+      'METADATA_SYNC_IN_PROGRESS',
+      'SHARD_KEY_EXISTS',
+    ],
   },
   {
     method: 'POST',
@@ -165,7 +173,13 @@ const ADMIN_OPERATIONS: readonly OperationSpec[] = [
     summary: 'Scale through one group (compatibility route)',
     body: { component: 'ScaleRequest', required: true },
     success: { status: 202, description: 'Migration started', body: { component: 'Migration' } },
-    errors: [...ADMIN_ERRORS, 'GROUP_NOT_FOUND', 'ACTIVE_MIGRATION_EXISTS', 'METADATA_SYNC_IN_PROGRESS'],
+    errors: [
+      ...ADMIN_ERRORS,
+      'GROUP_NOT_FOUND',
+      'ACTIVE_MIGRATION_EXISTS',
+      'METADATA_SYNC_IN_PROGRESS',
+      'SHARD_KEY_EXISTS',
+    ],
   },
   {
     method: 'GET',

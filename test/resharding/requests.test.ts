@@ -7,7 +7,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { backends } from '../support/redis.js';
 import { heartbeat, makeStack, type Stack } from '../support/stack.js';
-import { createStream, fill, groupsOn, migrations, rollback, routedShards, scale } from './support.js';
+import {
+  createStream,
+  failProvisioning,
+  fill,
+  groupsOn,
+  migrations,
+  rollback,
+  routedShards,
+  scale,
+} from './support.js';
 
 describe.each(backends)('resharding > scale requests ($name)', (backend) => {
   let stack: Stack;
@@ -119,7 +128,7 @@ describe.each(backends)('resharding > scale requests ($name)', (backend) => {
   it('interrupted between PREPARING and ACTIVE: 503, PREPARING persisted; the same request resumes', async () => {
     stack = makeStack(backend);
     const p = await createStream(stack, 4);
-    await stack.redis.set(`${p}:6`, 'not a stream');
+    const heal = failProvisioning(stack, `${p}:6`);
     const failed = await scale(stack, p, 8);
     expect(failed.status).toBe(503);
     expect(failed.body).toMatchObject({
@@ -131,7 +140,7 @@ describe.each(backends)('resharding > scale requests ($name)', (backend) => {
     expect(await routedShards(stack, p)).toBe(4);
     expect((await scale(stack, p, 6)).body.errorCode).toBe('ACTIVE_MIGRATION_EXISTS');
 
-    await stack.redis.del(`${p}:6`);
+    heal();
     const resumed = await scale(stack, p, 8);
     expect(resumed.status).toBe(202);
     expect(resumed.body.migrations[0]).toMatchObject({
@@ -145,13 +154,13 @@ describe.each(backends)('resharding > scale requests ($name)', (backend) => {
   it('interrupted between PREPARING and ACTIVE: the sweep resumes once Redis accepts the shard', async () => {
     stack = makeStack(backend);
     const p = await createStream(stack, 2);
-    await stack.redis.set(`${p}:2`, 'not a stream');
+    const heal = failProvisioning(stack, `${p}:2`);
     expect((await scale(stack, p, 3)).status).toBe(503);
     const id = (await group(p)).activeMigration.reshardingId;
     await stack.coordinator.sweep(stack.clock.now());
     expect((await group(p)).activeMigration).toMatchObject({ reshardingId: id, state: 'PREPARING' });
 
-    await stack.redis.del(`${p}:2`);
+    heal();
     stack.clock.advance(stack.config.heartbeatIntervalMs);
     await stack.coordinator.sweep(stack.clock.now());
     const g = await group(p);

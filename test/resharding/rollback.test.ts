@@ -8,6 +8,7 @@ import { makeStack, type Stack } from '../support/stack.js';
 import {
   createStream,
   exists,
+  failProvisioning,
   fill,
   migration,
   migrations,
@@ -128,7 +129,7 @@ describe.each(backends)('resharding > rollback ($name)', (backend) => {
   it('PREPARING (provisioning failed): 422', async () => {
     stack = makeStack(backend);
     const p = await createStream(stack, 2);
-    await stack.redis.set(`${p}:3`, 'not a stream');
+    failProvisioning(stack, `${p}:3`);
     const res = await scale(stack, p, 4);
     expect(res.status).toBe(503);
     const id = (await group(p)).activeMigration.reshardingId;

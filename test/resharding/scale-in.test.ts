@@ -139,7 +139,7 @@ describe.each(backends)('resharding > scale-in ($name)', (backend) => {
     expect(await exists(stack.redis, `${p}:2`)).toBe(true);
   });
 
-  it('an unmanaged consumer group with pending entries blocks retirement until it acknowledges', async () => {
+  it('an unmanaged consumer group blocks retirement, acknowledged or not, until it is destroyed (issue 13.1)', async () => {
     stack = makeStack(backend);
     const { p, id } = await scaledIn(3, 2, 0);
     const key = `${p}:2`;
@@ -158,6 +158,16 @@ describe.each(backends)('resharding > scale-in ($name)', (backend) => {
     expect(shard.reason).toContain('"audit": 2 pending');
 
     expect(await stack.redis.xack(key, 'audit', ...ids)).toBe(2);
+    // Everything read and acknowledged, but the key carries a group the coordinator does not manage.
+    for (let s = 0; s < 3; s++) {
+      await stack.coordinator.sweep(stack.clock.now());
+      stack.clock.advance(stack.config.heartbeatIntervalMs);
+    }
+    expect((await migration(stack, p, id)).state).toBe('DRAINING');
+    expect(await exists(stack.redis, key)).toBe(true);
+    expect((await migrations(stack, p)).removedShards[0].reason).toContain('"audit" is not managed');
+
+    await stack.redis.xgroup('DESTROY', key, 'audit');
     await sweepUntil(stack, async () => (await migration(stack, p, id)).state === 'DEPRECATED', 3);
     expect(await exists(stack.redis, key)).toBe(false);
   });

@@ -8,11 +8,11 @@ import { drainVerdict } from '../../src/core/drain-evidence.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';
 import { SHARD_SCRIPTS } from '../../src/store/scripts/shard-args.js';
 import { backends, uniquePrefix } from '../support/redis.js';
-import { exists, fill } from './support.js';
+import { exists, fill, readAndAck } from './support.js';
 
 const PINNED: Record<string, string> = {
   'shard-evidence': 'a1f98b9719c68ccbdf348a692ef8a5fcf942f538',
-  'retire-shard': 'f65a35c23a35478fa6f7515cdcf12e7c880ca82e',
+  'retire-shard': 'ab0f29891f1ab99ba8434834b96b49784957a306',
   'provision-existing': 'c0b8976c972c6bf74c5263496c39487442caeb7b',
 };
 
@@ -96,6 +96,21 @@ describe.each(backends)('resharding > shard scripts ($name)', (backend) => {
     expect(await store.retireShard(k, ['g'])).toEqual({ kind: 'deleted' });
     expect(await exists(redis, k)).toBe(false);
     expect(await store.retireShard(k, ['g'])).toEqual({ kind: 'absent' });
+
+    // A group the coordinator does not manage, everything read and acknowledged: never deleted.
+    const foreign = key('foreign');
+    await redis.xgroup('CREATE', foreign, 'g', '$', 'MKSTREAM');
+    await redis.xgroup('CREATE', foreign, 'intruder', '$');
+    expect(await store.retireShard(foreign, ['g'])).toMatchObject({
+      kind: 'refused',
+      reading: { kind: 'stream', length: 0, groups: [{ name: 'g' }, { name: 'intruder' }] },
+    });
+    await fill(redis, foreign, 1);
+    await readAndAck(redis, foreign, 'g', 'c');
+    await readAndAck(redis, foreign, 'intruder', 'c');
+    expect((await store.retireShard(foreign, ['g'])).kind).toBe('refused');
+    expect(await exists(redis, foreign)).toBe(true);
+    expect(await store.retireShard(foreign, ['g', 'intruder'])).toEqual({ kind: 'deleted' });
 
     const entriesNoGroup = key('nogroup');
     await redis.xadd(entriesNoGroup, '*', 'f', 'v');

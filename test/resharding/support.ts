@@ -5,6 +5,7 @@
  */
 import { Cluster, type Redis } from 'ioredis';
 import { expect } from 'vitest';
+import { CoordinatorError } from '../../src/core/errors.js';
 import { SimMember } from '../support/members.js';
 import { uniquePrefix } from '../support/redis.js';
 import type { Stack, TestResponse } from '../support/stack.js';
@@ -193,6 +194,24 @@ export async function sweepUntil(stack: Stack, done: () => Promise<boolean>, max
     stack.clock.advance(stack.config.heartbeatIntervalMs);
   }
   expect(await done()).toBe(true);
+}
+
+/**
+ * Makes the coordinator's provisioning of `key` fail as a Redis refusal does (503
+ * REDIS_STREAM_PROVISIONING_FAILED) until the returned function is called.
+ */
+export function failProvisioning(stack: Stack, key: string): () => void {
+  const store = stack.store;
+  const provision = store.provision.bind(store);
+  store.provision = async (streamKey: string, group: string) => {
+    if (streamKey === key) {
+      throw new CoordinatorError('REDIS_STREAM_PROVISIONING_FAILED', `provisioning ${key} refused (test)`);
+    }
+    return provision(streamKey, group);
+  };
+  return () => {
+    Reflect.deleteProperty(store, 'provision');
+  };
 }
 
 /** True on a Cluster client (some checks differ by topology only in wording). */

@@ -21,7 +21,7 @@ const PINNED: Record<string, string> = {
   'read-shards': '4ac4e4ba5c6e304370d9e22e870d40370096854a',
   'load-layout1': 'be0831d10d79429598d38b898c95f0bda68d8bb8',
   'shard-evidence': 'a1f98b9719c68ccbdf348a692ef8a5fcf942f538',
-  'retire-shard': 'f65a35c23a35478fa6f7515cdcf12e7c880ca82e',
+  'retire-shard': 'ab0f29891f1ab99ba8434834b96b49784957a306',
   'provision-existing': 'c0b8976c972c6bf74c5263496c39487442caeb7b',
 };
 

@@ -2,8 +2,10 @@
  * Atomic retirement of a drained shard (SPEC §5.4, §7): re-checks the drain evidence and
  * deletes the key in one script, so a late `XADD` either lands before the check (which then
  * fails) or is refused by `NOMKSTREAM` after the delete. Same rules as `core/drain-evidence.ts`:
- * every consumer group has nothing pending, and unless the stream is empty, every group has
- * lag exactly 0 (nil lag is not evidence), some group exists and every managed group is there.
+ * every consumer group on the key is one the coordinator manages (a key carrying anyone else's
+ * group is never deleted), every group has nothing pending, and unless the stream is empty,
+ * every group has lag exactly 0 (nil lag is not evidence), some group exists and every managed
+ * group is there.
  *
  * KEYS[1] shard stream key (only this key: it lives in another slot than the coordinator keys)
  * ARGV    names of the consumer groups the coordinator manages on the stream
@@ -24,6 +26,10 @@ if not r then
   return { -1, err }
 end
 local drained = true
+local managed = {}
+for i = 1, #ARGV do
+  managed[ARGV[i]] = true
+end
 local present = {}
 for _, g in ipairs(r.groups) do
   if g.pending ~= 0 then
@@ -31,6 +37,9 @@ for _, g in ipairs(r.groups) do
   end
   if g.name then
     present[g.name] = true
+  end
+  if not (g.name and managed[g.name]) then
+    drained = false
   end
 end
 if r.length > 0 then
@@ -59,5 +68,5 @@ return { 1 }
 export const RETIRE_SHARD: LuaScript = {
   name: 'retire-shard',
   lua,
-  sha1: 'f65a35c23a35478fa6f7515cdcf12e7c880ca82e',
+  sha1: 'ab0f29891f1ab99ba8434834b96b49784957a306',
 };
