@@ -15,6 +15,7 @@ import { newGroupDoc } from '../core/group.js';
 import { housekeepGroup } from '../core/housekeeping.js';
 import { consumableShards, isLive, type StreamDoc } from '../core/model.js';
 import { newGroupProvisioning } from '../core/resharding.js';
+import { isWellFormed } from '../core/well-formed.js';
 import { type Decision, runCritical } from '../store/critical-section.js';
 import { shardKey } from '../store/keys.js';
 import type { StreamSnapshot } from '../store/store.js';
@@ -328,14 +329,17 @@ function checkShardCount(ctx: Ctx, n: number): number {
 
 /** Validates a stream prefix and group name (PROTOCOL §1.3). */
 export function checkNames(prefix: string, group: string): void {
-  if (prefix.trim() === '' || /[{}]/.test(prefix) || prefix.length > MAX_NAME) {
+  if (prefix.trim() === '' || /[{}]/.test(prefix) || prefix.length > MAX_NAME || !isWellFormed(prefix)) {
     throw new CoordinatorError(
       'INVALID_REQUEST',
-      'streamPrefix: must be non-blank, at most 200 characters, without { or }',
+      'streamPrefix: must be non-blank, at most 200 characters, without { or }, well-formed Unicode',
     );
   }
-  if (group.trim() === '' || group.length > MAX_NAME) {
-    throw new CoordinatorError('INVALID_REQUEST', 'consumerGroup: must be non-blank, at most 200 characters');
+  if (group.trim() === '' || group.length > MAX_NAME || !isWellFormed(group)) {
+    throw new CoordinatorError(
+      'INVALID_REQUEST',
+      'consumerGroup: must be non-blank, at most 200 characters, well-formed Unicode',
+    );
   }
 }
 

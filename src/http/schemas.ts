@@ -12,6 +12,7 @@ import type {
   MigrationState,
   RemovedShardState,
 } from '../core/model.js';
+import { isWellFormed, NOT_WELL_FORMED } from '../core/well-formed.js';
 
 /** Longest accepted stream prefix, consumer group or member id (path segments). */
 export const MAX_NAME_LENGTH = 200;
@@ -24,8 +25,9 @@ const INT32_MAX = 2_147_483_647;
 
 const notBlank = (s: string) => s.trim().length > 0;
 
-/** A required string that is not empty or whitespace only. */
-const nonBlank = (max: number) => z.string().max(max).refine(notBlank, 'must not be blank');
+/** A required string that is not empty or whitespace only, and well-formed Unicode. */
+const nonBlank = (max: number) =>
+  z.string().max(max).refine(notBlank, 'must not be blank').refine(isWellFormed, NOT_WELL_FORMED);
 
 /** `{streamPrefix}`: non-blank, no hash-tag braces (shard keys are `{p}:{i}` without tags). */
 export const streamPrefixSchema = nonBlank(MAX_NAME_LENGTH).refine(

@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import { uniquePrefix } from '../../support/redis.js';
-import { idx } from '../../support/stack.js';
+import { heartbeatBody, idx } from '../../support/stack.js';
 import { createStream, groupPath, heartbeat, members, type Scenario } from '../scenario.js';
 import type { ConformanceTarget, TargetResponse } from '../target.js';
 
@@ -100,5 +100,41 @@ function prototypeNameScenario(name: string): Scenario {
   };
 }
 
+/** Names with an unpaired UTF-16 surrogate: no UTF-8 spelling, so Redis could not hold them. */
+const LONE_SURROGATES = ['\ud800', 'orders-\udfff', '\udc00\ud800'];
+
 /** Scenarios about names. */
-export const nameScenarios: Scenario[] = [...PROTOTYPE_NAMES.map(prototypeNameScenario)];
+export const nameScenarios: Scenario[] = [
+  ...PROTOTYPE_NAMES.map(prototypeNameScenario),
+  {
+    name: 'refuses a group name or member id that is not well-formed Unicode with 400 and writes nothing',
+    async run(t) {
+      const p = uniquePrefix('surrogate');
+      await createStream(t, p, 2);
+      const streams = `${t.namespace}:streams`;
+      const before = (await t.redis.smembers(streams)).sort();
+      const keys = (await t.redis.keys(`*${p}*`)).sort();
+      for (const bad of LONE_SURROGATES) {
+        const q = uniquePrefix('surrogate-new');
+        const created = await t.call('POST', `/coord/v1/streams/${q}`, {
+          consumerGroup: bad,
+          requestedBy: 'me',
+        });
+        expect(created.status, JSON.stringify(created.body)).toBe(400);
+        expect(created.body).toMatchObject({ errorCode: 'INVALID_REQUEST', status: 'BAD_REQUEST' });
+        expect(created.body.message).toContain('consumerGroup');
+        expect(await t.redis.keys(`*${q}*`)).toEqual([]);
+
+        const hb = await t.call('POST', `${groupPath(p)}/members/m1/heartbeat`, {
+          ...heartbeatBody('m1', p, { epoch: 0, mv: 0 }),
+          memberId: bad,
+        });
+        expect(hb.status, JSON.stringify(hb.body)).toBe(400);
+        expect(hb.body.errorCode).toBe('INVALID_REQUEST');
+      }
+      expect((await t.redis.smembers(streams)).sort()).toEqual(before);
+      expect((await t.redis.keys(`*${p}*`)).sort()).toEqual(keys);
+      expect(Object.keys(await members(t, p))).toEqual([]);
+    },
+  },
+];
