@@ -225,6 +225,62 @@ describe('member protocol > rebalance deadline of a revoked shard', () => {
   });
 });
 
+describe('member protocol > local lease while a revoke is unreported', () => {
+  // interval 500, timeout 10 s: hard stop at send + 8500, lease end at send + 9000; lease TTL 30 s.
+  const long = (over: Partial<HeartbeatAnswer> = {}) =>
+    answer({ heartbeatIntervalMs: 500, rebalanceTimeoutMs: 10_000, memberLeaseTtlMs: 30_000, ...over });
+
+  it('ends between the hard stop and the earliest coordinator deadline: half the stop margin after the hard stop', () => {
+    const m = new MemberProtocol('m0', options);
+    m.apply(long(), 0, none, none);
+    // margin 1500 = interval 500 + stop 1000: half the stop after send + 8500
+    expect(m.revokeLeaseEnd(20_000)).toBe(20_000 + 9000);
+    m.apply(long({ heartbeatIntervalMs: 3000, rebalanceTimeoutMs: 4000 }), 0, none, none);
+    // margin capped at half the timeout (2000) leaves no stop time past the interval: at the hard stop
+    expect(m.revokeLeaseEnd(0)).toBe(2000);
+    expect(new MemberProtocol('m1', options).revokeLeaseEnd(0)).toBeNull();
+  });
+
+  it('does not outlast the revoke until an answer comes with nothing left unreported', () => {
+    const m = new MemberProtocol('m0', options);
+    m.apply(long({ assignedShards: [0, 1] }), 0, none, none);
+    expect(m.leaseUntil).toBe(27_000);
+    expect(m.apply(long({ assignedShards: [0] }), 1000, new Set([0, 1]), none)).toMatchObject({ stop: [1] });
+    expect(m.revokeHardStopAt()).toBe(9500);
+    expect(m.leaseUntil).toBe(10_000);
+    // Still draining, or REVOKED but not yet in a request that was answered.
+    m.apply(long({ assignedShards: [0] }), 2000, new Set([0]), new Set([1]));
+    expect(m.leaseUntil).toBe(10_000);
+    expect(m.mayRead(0, 9999)).toBe(true);
+    expect(m.mayRead(0, 10_000)).toBe(false);
+    // The REVOKED report was answered: the coordinator has nothing left to fence for.
+    m.apply(long({ assignedShards: [0] }), 3000, new Set([0]), none);
+    expect(m.revokeHardStopAt()).toBeNull();
+    expect(m.leaseUntil).toBe(30_000);
+  });
+
+  it('counts a later revoke from the oldest one still unreported, as the coordinator keeps its first deadline', () => {
+    const m = new MemberProtocol('m0', options);
+    m.apply(long({ assignedShards: [0, 1] }), 0, none, none);
+    m.apply(long({ assignedShards: [0] }), 1000, new Set([0, 1]), none);
+    expect(m.apply(long({ assignedShards: [] }), 4000, new Set([0]), new Set([1]))).toMatchObject({
+      stop: [0],
+    });
+    expect(m.revokeHardStopAt()).toBe(9500);
+    expect(m.leaseUntil).toBe(10_000);
+  });
+
+  it('is forgotten at a fence: the rejoin gets a whole lease', () => {
+    const m = new MemberProtocol('m0', options);
+    m.apply(long({ assignedShards: [0, 1] }), 0, none, none);
+    m.apply(long({ assignedShards: [0] }), 1000, new Set([0, 1]), none);
+    m.apply(long({ status: 'FENCED_MEMBER_EPOCH' }), 2000, new Set([0]), new Set([1]));
+    expect(m.revokeHardStopAt()).toBeNull();
+    m.apply(long({ assignedShards: [0, 1] }), 3000, none, none);
+    expect(m.leaseUntil).toBe(30_000);
+  });
+});
+
 describe('member protocol > parsing answers', () => {
   it('reads the reference shape (no memberLeaseTtlMs) and ours', () => {
     const wire = {

@@ -3,7 +3,8 @@
  * builds heartbeat bodies from what the member is doing, applies answers (epochs, the
  * assignment, the local lease counted from the request's SEND time) and says which shards to
  * keep, stop and start, and by when a stopped shard must be let go (its local rebalance
- * deadline). The clock is passed in.
+ * deadline). While a revoke is unreported, the local lease ends before the coordinator can fence
+ * for it: a fence at the rebalance deadline releases the kept shards too. The clock is passed in.
  */
 import { InvalidHeartbeatResponseError } from './consumer-errors.js';
 import { leaseMargin, type ResolvedConsumerOptions } from './consumer-options.js';
@@ -141,6 +142,12 @@ export class MemberProtocol {
   lastStatus = '';
   /** Rebalance timeout of the latest answer that carried one (null: none seen, no local deadline). */
   rebalanceTimeoutMs: number | null = null;
+  /**
+   * Send time of the request whose answer revoked the oldest shard still unreported (stopping,
+   * or REVOKED in no answered request yet); null when none. The coordinator keeps the rebalance
+   * deadline it set for that revoke until nothing is left to release.
+   */
+  revokeSince: number | null = null;
   private requestSeq = 0;
   private readonly requestPrefix = Math.random().toString(36).slice(2, 10);
 
@@ -186,6 +193,24 @@ export class MemberProtocol {
     return t === null ? null : sentAt + t - rebalanceMargin(t, this.intervalMs);
   }
 
+  /** The hard-stop deadline of the oldest unreported revoke, or null when none. */
+  revokeHardStopAt(): number | null {
+    return this.revokeSince === null ? null : this.revokeDeadline(this.revokeSince);
+  }
+
+  /**
+   * Latest end of the local lease while a revoke first seen in the answer to a request sent at
+   * `sentAt` is unreported (null: no rebalance timeout). Half the stop time in the margin past
+   * the hard stop: the other half is left for the hard stop of every shard at the lease's end
+   * (it waits up to 250 ms for acks), before the coordinator's deadline can come.
+   */
+  revokeLeaseEnd(sentAt: number): number | null {
+    const t = this.rebalanceTimeoutMs;
+    if (t === null) return null;
+    const margin = rebalanceMargin(t, this.intervalMs);
+    return sentAt + t - margin + Math.floor(Math.max(0, margin - this.intervalMs) / 2);
+  }
+
   /** Timeout of one request: a later answer would renew a lease that has already run out. */
   requestTimeoutMs(): number {
     return Math.max(1, Math.min(this.o.requestTimeoutMs, this.leaseDurationMs()));
@@ -204,7 +229,8 @@ export class MemberProtocol {
 
   /**
    * Applies a successful answer to a request sent at `sentAt`. `reading` are the shards read
-   * now; `draining` those still finishing a revoke (restarted only after it completes).
+   * now; `draining` those still finishing a stop or REVOKED in no answered request yet, this
+   * one's REVOKED reports already taken out (restarted only after they are reported).
    */
   apply(
     a: HeartbeatAnswer,
@@ -222,8 +248,6 @@ export class MemberProtocol {
       case 'REVOKE_PENDING': {
         this.epoch = a.memberEpoch;
         this.metadataVersion = a.metadataVersion;
-        // Counted from the SEND time: the server renewed its lease no earlier than that.
-        this.leaseUntil = sentAt + this.leaseDurationMs();
         const ok = a.status === 'OK';
         // SYNC/REVOKE_PENDING are drain-only: keep what is both read and assigned, start nothing.
         const assigned = ok
@@ -234,6 +258,14 @@ export class MemberProtocol {
         const keep = [...reading].filter((s) => assigned.has(s));
         const stop = [...reading].filter((s) => !assigned.has(s));
         const start = ok ? [...assigned].filter((s) => !reading.has(s) && !draining.has(s)) : [];
+        // Every revoke reported and answered: the coordinator has nothing left to fence for.
+        if (draining.size === 0) this.revokeSince = null;
+        if (stop.length > 0) this.revokeSince ??= sentAt;
+        // Counted from the SEND time: the server renewed its lease no earlier than that. An
+        // unreported revoke caps it: if the report never gets through, the coordinator fences
+        // at its rebalance deadline and grants the kept shards away at once.
+        const capped = this.revokeSince === null ? null : this.revokeLeaseEnd(this.revokeSince);
+        this.leaseUntil = Math.min(sentAt + this.leaseDurationMs(), capped ?? Number.POSITIVE_INFINITY);
         return { kind: 'assignment', keep, stop, start };
       }
       case 'RETRY':
@@ -260,6 +292,7 @@ export class MemberProtocol {
     this.assigned = new Set();
     this.pending = [];
     this.leaseUntil = Number.NEGATIVE_INFINITY;
+    this.revokeSince = null;
   }
 
   /** Ends the local lease now (it lapsed). */

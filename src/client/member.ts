@@ -1,9 +1,9 @@
 /**
  * One consumer member: its heartbeat loop (single-flight, interval from each answer, jittered
  * retry on HTTP errors and timeouts — it never dies on one), its local assignment lease (fail
- * closed when it lapses, keep heartbeating), its shards (`MemberShards`; a revoked shard is
- * let go before the coordinator's rebalance deadline), rejoin after a fence, and the graceful
- * leave (epoch -1) on close.
+ * closed when it lapses, keep heartbeating; while a revoke is unreported it ends before the
+ * coordinator's rebalance deadline), its shards (`MemberShards`; a revoked shard is let go
+ * before that deadline), rejoin after a fence, and the graceful leave (epoch -1) on close.
  */
 import { HeartbeatRejectedError, isMemberIdInUseAnswer, MemberIdInUseError } from './consumer-errors.js';
 import type { ConsumerEvents } from './consumer-events.js';
@@ -220,9 +220,10 @@ export class Member {
     const decision = this.protocol.apply(answer, sentAt, reading, this.shards.notReady());
     switch (decision.kind) {
       case 'assignment': {
-        // First seen revoked now: let go before the coordinator's rebalance deadline can pass,
-        // whatever the soft stop waits on (the margin covers a deadline set a little earlier).
-        const hardAt = this.protocol.revokeDeadline(sentAt);
+        // Let go before the coordinator's rebalance deadline can pass, whatever the soft stop
+        // waits on (the margin covers a deadline set a little earlier); that deadline is the
+        // oldest unreported revoke's. Past it, the capped local lease drops the kept shards too.
+        const hardAt = this.protocol.revokeHardStopAt();
         for (const shard of decision.stop)
           this.shards.stop(shard, this.closing ? 'shutdown' : 'rebalance', false, hardAt);
         const now = Date.now();
