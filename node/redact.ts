@@ -6,8 +6,12 @@
 /** Field names whose values are always replaced, whatever they hold. */
 const SECRET_KEY = /password|passwd|secret|token|authorization|cookie|api[-_]?key|credential/i;
 
-/** `scheme://userinfo@` — the userinfo part is dropped wherever it appears in a string. */
-const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)[^/?#@\s]*@/gi;
+/**
+ * `scheme://userinfo@` — the userinfo part is dropped wherever it appears in a string. It runs
+ * to the authority's last `@` (as URL parsers read it), so an unencoded `@` in a password
+ * (`redis://:pa@ss@host`) cannot leave part of the password in front of the host.
+ */
+const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)[^/?#\s]*@/gi;
 
 /** What replaces a secret value. */
 export const REDACTED = '[redacted]';
@@ -15,6 +19,20 @@ export const REDACTED = '[redacted]';
 /** Removes the userinfo (user and password) from every URL inside `text`. */
 export function redactUrl(text: string): string {
   return text.replace(URL_USERINFO, '$1');
+}
+
+/**
+ * Only the scheme, host and port of a Redis URL (no credentials, database or options), for
+ * lines that name where the store points.
+ */
+export function redisEndpoint(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    // Config validation makes this unreachable; never guess which part is the secret.
+    return '[unparsable URL]';
+  }
 }
 
 /** True when a field of this name holds a secret and must never be printed. */

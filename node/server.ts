@@ -16,6 +16,7 @@ import { IoredisInspector } from '../src/store/ioredis-inspector.js';
 import { createIoredisClient, IoredisStore } from '../src/store/ioredis-store.js';
 import { createLogger, type LogFn } from './logger.js';
 import { enforceOpenMode } from './open-mode.js';
+import { redisEndpoint } from './redact.js';
 import { startSweepLoop } from './sweep-loop.js';
 
 /** Options of `startServer`. */
@@ -241,11 +242,11 @@ function baseUrl(addr: AddressInfo): string {
   return `http://${host}:${addr.port}`;
 }
 
-/** Where the store points, for the start-up log (the logger strips any credentials). */
+/** Where the store points, for the start-up log: scheme, host and port only. */
 function redisTarget(config: CoordinatorConfig): string {
   return config.redisClusterNodes.length > 0
     ? `cluster ${config.redisClusterNodes.join(',')}`
-    : config.redisUrl;
+    : redisEndpoint(config.redisUrl);
 }
 
 /** This package's version, reported by `/actuator/info`. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../node/logger.js';
-import { REDACTED, redact, redactUrl } from '../../node/redact.js';
+import { REDACTED, redact, redactUrl, redisEndpoint } from '../../node/redact.js';
 
 describe('node adapter > secrets never reach the logs', () => {
   it('strips user and password from URLs wherever they appear in text', () => {
@@ -10,6 +10,21 @@ describe('node adapter > secrets never reach the logs', () => {
       'connect to redis://h:1 failed; retry redis://y:2',
     );
     expect(redactUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
+  });
+
+  it('strips a password holding an unencoded @ whole (the host is after the last @)', () => {
+    expect(redactUrl('redis://:pa@ss@cache.example:6379')).toBe('redis://cache.example:6379');
+    expect(redactUrl('rediss://user:p@ss:w@rd@10.0.0.1:6380/2 refused')).toBe(
+      'rediss://10.0.0.1:6380/2 refused',
+    );
+    expect(redactUrl('a redis://:x@y@h:1 and redis://:z@h2:2')).toBe('a redis://h:1 and redis://h2:2');
+  });
+
+  it('reduces a Redis URL to scheme, host and port for the start-up line', () => {
+    expect(redisEndpoint('redis://:pa@ss@cache.example:6379/0?name=x')).toBe('redis://cache.example:6379');
+    expect(redisEndpoint('rediss://default:s3cret@[::1]:6380')).toBe('rediss://[::1]:6380');
+    expect(redisEndpoint('redis://127.0.0.1')).toBe('redis://127.0.0.1');
+    expect(redisEndpoint('not a url :pw@host')).not.toContain('pw');
   });
 
   it('replaces password, token and authorization fields at any depth', () => {
