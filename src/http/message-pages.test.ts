@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { tailWindow } from './message-pages.js';
+import {
+  budgetedLimit,
+  checkReadBudget,
+  checkTailBudget,
+  MAX_RECORDS_READ_PER_REQUEST,
+  tailWindow,
+} from './message-pages.js';
 
 describe('message pages > tail window', () => {
   it('puts the remainder on the last page', () => {
@@ -44,5 +50,37 @@ describe('message pages > tail window', () => {
         expect(covered).toBe(total);
       }),
     );
+  });
+});
+
+describe('message pages > read budget (issue 13.2)', () => {
+  it('keeps the limit while every shard fits, shrinks it over many shards, refuses past 3 records a shard', () => {
+    expect(MAX_RECORDS_READ_PER_REQUEST).toBe(10_000);
+    expect(budgetedLimit(1000, 1)).toBe(1000);
+    expect(budgetedLimit(1000, 9)).toBe(1000);
+    expect(budgetedLimit(1000, 16)).toBe(623);
+    expect(budgetedLimit(1000, 1024)).toBe(7);
+    expect(budgetedLimit(5, 1024)).toBe(5);
+    expect(budgetedLimit(25, 0)).toBe(25);
+    expect(budgetedLimit(1000, 3333)).toBe(1);
+    expect(() => budgetedLimit(1, 3334)).toThrow(/select one shard/);
+  });
+
+  it('never lets a page read more than the budget', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 3333 }), (limit, shards) => {
+        expect(shards * (budgetedLimit(limit, shards) + 2)).toBeLessThanOrEqual(MAX_RECORDS_READ_PER_REQUEST);
+      }),
+    );
+  });
+
+  it('refuses a tail window or lookup beyond the budget with INVALID_REQUEST', () => {
+    expect(() => checkTailBudget(tailWindow(10_000, 1000, 99), 1)).not.toThrow();
+    expect(() => checkTailBudget(tailWindow(10_001, 1000, 99), 1)).toThrow(
+      expect.objectContaining({ code: 'INVALID_REQUEST', message: expect.stringContaining('10001 in all') }),
+    );
+    expect(() => checkTailBudget(tailWindow(6000, 1000, 99), 2)).toThrow(/each of 2 shard/);
+    expect(() => checkReadBudget(1, 10_000, 'recordId', 'x')).not.toThrow();
+    expect(() => checkReadBudget(1, 10_001, 'recordId', 'x')).toThrow(/10001 in all/);
   });
 });

@@ -9,10 +9,60 @@
  *
  * Tail paging counts pages from the end in the page direction: page `d` before the last page
  * (`d = 0` is the last one, which holds the `total mod limit` remainder).
+ *
+ * Every read one request causes is capped (issue 13.2): a tail window reads its whole distance
+ * from every shard, and merged paging reads `limit + 2` from each one, so without a cap one
+ * request could read whole streams (or 1,024 shards × 1,002 records).
  */
 import type { RangeDirection, StreamInspector, StreamRecord } from '../store/inspector.js';
+import { invalidRequest } from './errors.js';
 import { shardKey } from './monitoring-views.js';
 import { compareStreamIds } from './stream-id.js';
+
+/**
+ * Records one message request may ask Redis for in all, every shard's XRANGE/XREVRANGE `COUNT`
+ * summed: ten full pages of the largest limit (1,000) on one shard. A tail window needing more
+ * answers 400; merged paging shrinks its limit to fit (`budgetedLimit`). There is no separate
+ * cap on the tail distance: a distance beyond the pages that exist is clamped to the first page,
+ * and the records it needs are what this bounds.
+ */
+export const MAX_RECORDS_READ_PER_REQUEST = 10_000;
+
+/** Records a cursor page reads beyond `limit` from each shard: the cursor record itself and one to see a next page. */
+const CURSOR_LOOKAHEAD = 2;
+
+/**
+ * The page limit a cursor page over `shardCount` shards can use within the read budget: `limit`,
+ * or less when `shardCount × (limit + 2)` would exceed it. 400 when even a page of one would.
+ */
+export function budgetedLimit(limit: number, shardCount: number): number {
+  const allowed = Math.floor(MAX_RECORDS_READ_PER_REQUEST / Math.max(1, shardCount)) - CURSOR_LOOKAHEAD;
+  if (allowed < 1) {
+    throw invalidRequest([
+      `shardIndex: a merged page over ${shardCount} shards reads at least ${1 + CURSOR_LOOKAHEAD} records from each, more than the ${MAX_RECORDS_READ_PER_REQUEST} one request may read; select one shard`,
+    ]);
+  }
+  return Math.min(limit, allowed);
+}
+
+/** 400 unless reading `perShard` records from each of `shardCount` shards stays within the read budget. */
+export function checkReadBudget(perShard: number, shardCount: number, what: string, instead: string): void {
+  const reads = perShard * shardCount;
+  if (reads <= MAX_RECORDS_READ_PER_REQUEST) return;
+  throw invalidRequest([
+    `${what} needs ${perShard} record(s) read from each of ${shardCount} shard(s) (${reads} in all), more than the ${MAX_RECORDS_READ_PER_REQUEST} one request may read; ${instead}`,
+  ]);
+}
+
+/** 400 unless the tail `window` over `shardCount` shards stays within the read budget. */
+export function checkTailBudget(window: TailWindow, shardCount: number): void {
+  checkReadBudget(
+    window.readCount,
+    shardCount,
+    `cursor: this tail page, ${window.distanceFromLast} pages before the last,`,
+    'page from the other end with an id cursor instead',
+  );
+}
 
 /** A record and the shard it was read from. */
 export interface ShardRecord {
@@ -45,6 +95,9 @@ export async function readCursorPage(
   cursors: ReadonlyMap<number, string>,
   limit: number,
 ): Promise<MergedPage> {
+  if (budgetedLimit(limit, shards.length) < limit) {
+    throw invalidRequest([`limit: ${limit} over ${shards.length} shards exceeds the read budget`]);
+  }
   const perShard = await Promise.all(
     shards.map(async (shard) => {
       const cursor = cursors.get(shard) ?? null;
@@ -102,6 +155,7 @@ export async function readTailPage(
   window: TailWindow,
 ): Promise<ShardRecord[]> {
   if (window.pageSize === 0) return [];
+  checkTailBudget(window, shards.length);
   const reverse: RangeDirection = direction === 'FORWARD' ? 'BACKWARD' : 'FORWARD';
   const perShard = await Promise.all(
     shards.map(async (shard) => {

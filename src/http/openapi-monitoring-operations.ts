@@ -208,9 +208,17 @@ export const MONITORING_OPERATIONS: readonly OperationSpec[] = [
       ...grafanaGroupRequired,
       { name: 'shardIndex', description: 'a shard index, or all / .* / __all / $__all' },
       direction,
-      { name: 'cursor', description: 'page cursor (`all:<i>=<id>,…`, `__rsc_last__`, `__rsc_tail__:<n>`)' },
+      {
+        name: 'cursor',
+        description:
+          'page cursor (`all:<i>=<id>,…`, `__rsc_last__`, `__rsc_tail__:<n>`); a tail page whose window needs more than 10,000 records read from Redis in all answers 400',
+      },
       { name: 'recordId', description: 'exact entry id to look up across all shards' },
-      limit,
+      {
+        ...limit,
+        description:
+          'page size, clamped to 1..1000; a merged page (all shards) reads limit+2 records from each shard and is clamped further to stay within 10,000 records (the rows report the limit used)',
+      },
     ],
     success: { status: 200, description: 'Rows', body: { arrayOf: 'GrafanaMessageRow' } },
     errors: REDIS_READ_ERRORS,

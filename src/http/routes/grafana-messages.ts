@@ -9,7 +9,15 @@ import { consumableShards } from '../../core/model.js';
 import type { AppEnv, ResolvedDeps } from '../context.js';
 import { invalidRequest } from '../errors.js';
 import { type GrafanaMessageRowJson, grafanaMessageRow, type MessagePageFacts } from '../grafana-views.js';
-import { readCursorPage, readTailPage, type ShardRecord, tailWindow } from '../message-pages.js';
+import {
+  budgetedLimit,
+  checkReadBudget,
+  checkTailBudget,
+  readCursorPage,
+  readTailPage,
+  type ShardRecord,
+  tailWindow,
+} from '../message-pages.js';
 import {
   grafanaName,
   isAllShards,
@@ -83,7 +91,7 @@ export async function grafanaMessages(
   const groupName = grafanaName(c, 'consumerGroup', true);
   if (prefix === null || groupName === null) return [];
   const direction = parseDirection(queryText(c, 'direction'));
-  const limit = parseLimit(queryText(c, 'limit'));
+  const asked = parseLimit(queryText(c, 'limit'));
   const rawRecordId = queryText(c, 'recordId');
   const recordId = rawRecordId === null ? null : parseIdParam('recordId', rawRecordId);
   const cursor = queryText(c, 'cursor');
@@ -96,6 +104,8 @@ export async function grafanaMessages(
   const { stream, group } = await deps.coordinator.getGroup(prefix, groupName);
   const consumable = consumableShards(stream);
   const shards = wanted === null ? consumable : [requireConsumable('shardIndex', wanted, consumable)];
+  // Merged pages read `limit + 2` from every shard: the limit shrinks to the read budget.
+  const limit = recordId === null ? budgetedLimit(asked, shards.length) : asked;
   // Validate the cursor before reading anything, so a bad one is a 400 even on empty streams.
   const positions =
     recordId === null && tail === null ? parsePageCursor(cursor, shards) : new Map<number, string>();
@@ -105,6 +115,12 @@ export async function grafanaMessages(
   let records: ShardRecord[];
   let nextCursor: string | null;
   if (recordId !== null) {
+    checkReadBudget(
+      1,
+      shards.length,
+      'recordId: a lookup on every shard',
+      'use the per-shard messages route',
+    );
     const found = await Promise.all(
       shards.map(async (shard) => {
         const hit = await inspector.range(shardKey(stream.streamPrefix, shard), {
@@ -120,6 +136,7 @@ export async function grafanaMessages(
     nextCursor = null;
   } else if (tail !== null) {
     const window = tailWindow(totalMessages, limit, tail);
+    checkTailBudget(window, shards.length);
     records = await readTailPage(inspector, stream.streamPrefix, shards, direction, window);
     nextCursor = tailNextCursor(window.distanceFromLast);
   } else {
