@@ -60,7 +60,8 @@ export function buildRuntime(env: WorkerEnv): WorkerRuntime {
   const store = new UpstashStore(client, { namespace: config.keyPrefix });
   const coordinator = new Coordinator({ store, config, log });
   const inspector = new UpstashInspector(client);
-  const app = createApp({ coordinator, config, log, version, inspector });
+  // An open Worker is public on purpose (COORDINATOR_OPEN_MODE): any Host; cross-origin mutations stay refused.
+  const app = createApp({ coordinator, config, log, version, inspector, openModeHosts: 'any' });
   const refusal = config.auth === null && !config.explicitOpenMode ? [NO_CREDENTIALS] : [];
   if (refusal.length > 0) log('error', 'refusing to serve', { problems: refusal });
   else if (config.auth === null)

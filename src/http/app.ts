@@ -7,6 +7,7 @@ import { METRICS_PATH, metricsRoutes, requestMetrics } from '../metrics/http-met
 import { createAuth } from './auth/mount.js';
 import { type AppDeps, type AppEnv, resolveDeps } from './context.js';
 import { createErrorHandler, methodNotAllowedResponse, notFoundHandler } from './errors.js';
+import { openModeGuard } from './open-mode-guard.js';
 import { actuatorRoutes } from './routes/actuator.js';
 import { adminRoutes } from './routes/admin.js';
 import { consoleRoutes } from './routes/console.js';
@@ -37,6 +38,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     await next();
     d.log('debug', 'request', { method: c.req.method, path: c.req.path, status: c.res.status });
   });
+  // Open mode trusts the network path: refuse foreign hosts and cross-origin mutations first.
+  if (d.config.auth === null) app.use(openModeGuard(d.openModeHosts));
   // Turns the JSON 404 of a known path called with the wrong method into a JSON 405.
   app.use(methodNotAllowed({ app, onMethodNotAllowed: methodNotAllowedResponse }));
   // Authentication (then the optional rate limit) before every /coord/v1 route, so no route can skip it.

@@ -7,6 +7,7 @@ import type { CoordinatorApi } from '../coordinator-api.js';
 import type { HttpMetrics } from '../metrics/http-metrics.js';
 import type { StreamInspector } from '../store/inspector.js';
 import type { Principal } from './auth/authenticator.js';
+import type { OpenModeHosts } from './open-mode-guard.js';
 
 /** Log levels of the one-line structured logger. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -32,6 +33,11 @@ export interface AppDeps {
   metrics?: HttpMetrics;
   /** Serve `GET /metrics` without credentials (Node: COORDINATOR_METRICS_PUBLIC). @default false */
   metricsPublic?: boolean;
+  /**
+   * Host values served in open mode: loopback names only, or any (the Worker, whose open mode is
+   * public on purpose). Cross-origin mutations are refused in open mode either way. @default 'loopback'
+   */
+  openModeHosts?: OpenModeHosts;
 }
 
 /** `AppDeps` with every default filled in. */
@@ -52,6 +58,7 @@ export function resolveDeps(deps: AppDeps): ResolvedDeps {
     inspector: deps.inspector ?? null,
     metrics: deps.metrics ?? null,
     metricsPublic: deps.metricsPublic ?? false,
+    openModeHosts: deps.openModeHosts ?? 'loopback',
   };
 }
 

@@ -12,6 +12,7 @@ import { healthScenarios } from './scenarios/health.js';
 import { heartbeatScenarios } from './scenarios/heartbeat.js';
 import { monitoringScenarios } from './scenarios/monitoring.js';
 import { nameScenarios } from './scenarios/names.js';
+import { openModeScenarios } from './scenarios/open-mode.js';
 import { reshardingScenarios } from './scenarios/resharding.js';
 import { routingScenarios } from './scenarios/routing.js';
 import { streamScenarios } from './scenarios/streams.js';
@@ -29,6 +30,7 @@ export const SCENARIO_GROUPS: ReadonlyArray<readonly [string, Scenario[]]> = [
   ['stream monitoring', monitoringScenarios],
   ['bad input', badInputScenarios],
   ['hostile names', nameScenarios],
+  ['open mode', openModeScenarios],
   ['authentication', authScenarios],
   ['resharding', reshardingScenarios],
 ];
