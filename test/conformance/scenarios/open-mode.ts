@@ -15,11 +15,12 @@ export const openModeScenarios: Scenario[] = [
     name: 'refuses cross-origin mutations with 403 and a JSON reason, and writes nothing',
     async run(t) {
       const p = uniquePrefix('csrf');
-      for (const headers of [
+      const refused: Array<Record<string, string>> = [
         { origin: 'http://evil.example' },
         { origin: 'null' },
         { 'sec-fetch-site': 'cross-site' },
-      ]) {
+      ];
+      for (const headers of refused) {
         const res = await t.call('POST', `/coord/v1/streams/${p}`, create, headers);
         expect(res.status, JSON.stringify(headers)).toBe(403);
         expect(res.headers.get('content-type')).toMatch(/^application\/json/);
