@@ -106,6 +106,8 @@ export const configSchema = z
     COORDINATOR_OPEN_MODE: bool.default(false),
     /** Admin mutations per principal, stream and group per minute; 0 = off. @default 0 */
     COORDINATOR_RATE_LIMIT_ADMIN_MUTATIONS_PER_MINUTE: intIn(0, 1_000_000).default(0),
+    /** Admin mutations per principal per minute, over every stream and group; 0 = off. @default 0 */
+    COORDINATOR_RATE_LIMIT_PRINCIPAL_MUTATIONS_PER_MINUTE: intIn(0, 1_000_000).default(0),
     /**
      * With neither REDIS_URL nor REDIS_CLUSTER_NODES set, `npm start` runs a private, throw-away
      * redis-server; `false` refuses to start instead. Never used for an explicit URL. @default true
@@ -163,6 +165,8 @@ export interface CoordinatorConfig {
   explicitOpenMode: boolean;
   /** Admin mutations per principal, stream and group per minute; 0 = off. */
   rateLimitAdminMutationsPerMinute: number;
+  /** Admin mutations per principal per minute over every stream and group; 0 = off. */
+  rateLimitPrincipalMutationsPerMinute: number;
   /** REDIS_URL or REDIS_CLUSTER_NODES was given: never substitute a private Redis for it. */
   redisExplicit: boolean;
   /** COORDINATOR_DEV_REDIS: a private Redis may be started when no Redis is configured. */
@@ -213,6 +217,7 @@ export function parseConfig(env: Record<string, string | undefined>): Coordinato
     auth: resolveAuthConfig(c).auth,
     explicitOpenMode: c.COORDINATOR_OPEN_MODE,
     rateLimitAdminMutationsPerMinute: c.COORDINATOR_RATE_LIMIT_ADMIN_MUTATIONS_PER_MINUTE,
+    rateLimitPrincipalMutationsPerMinute: c.COORDINATOR_RATE_LIMIT_PRINCIPAL_MUTATIONS_PER_MINUTE,
     redisExplicit: c.REDIS_URL !== undefined || c.REDIS_CLUSTER_NODES.length > 0,
     devRedis: c.COORDINATOR_DEV_REDIS,
     logLevel: c.LOG_LEVEL,

@@ -86,3 +86,66 @@ describe('auth > admin mutation rate limit', () => {
     expect((await createGroup(p, 'g')).status).toBe(429);
   });
 });
+
+describe('auth > rate limit keys on decoded names', () => {
+  let s: AuthStack;
+  beforeAll(() => {
+    s = makeAuthStack(backend, credentialsEnv({ COORDINATOR_RATE_LIMIT_ADMIN_MUTATIONS_PER_MINUTE: '2' }));
+  });
+  afterAll(() => s.close());
+
+  it('gives rl:x, rl%3Ax and rl%3ax one window (they name the same stream)', async () => {
+    const p = uniquePrefix('rl');
+    s.stack.clock.set((Math.floor(s.stack.clock.now() / MINUTE) + 1) * MINUTE);
+    const spellings = [`${p}:x`, `${p}%3Ax`, `${p}%3ax`];
+    const answers: number[] = [];
+    for (const spelling of spellings) {
+      const res = await s.send('POST', `/coord/v1/streams/${spelling}`, {
+        authorization: basicFor('writer'),
+        body: { requestedBy: 'me', initialShardCount: 1 },
+      });
+      answers.push(res.status);
+    }
+    expect(answers).toEqual([201, 409, 429]);
+  });
+});
+
+describe('auth > per-principal mutation budget', () => {
+  let s: AuthStack;
+  beforeAll(() => {
+    s = makeAuthStack(
+      backend,
+      credentialsEnv({
+        COORDINATOR_RATE_LIMIT_PRINCIPAL_MUTATIONS_PER_MINUTE: '3',
+        COORDINATOR_AUTHENTICATE_MEMBER_API: 'false',
+      }),
+    );
+  });
+  afterAll(() => s.close());
+
+  it('refuses a principal beyond N mutations a minute across different streams; others keep theirs', async () => {
+    s.stack.clock.set((Math.floor(s.stack.clock.now() / MINUTE) + 1) * MINUTE + 20_000);
+    const create = (who: 'writer' | 'admin') =>
+      s.send('POST', `/coord/v1/streams/${uniquePrefix('budget')}`, {
+        authorization: basicFor(who),
+        body: { requestedBy: 'me', initialShardCount: 1 },
+      });
+    for (let i = 0; i < 3; i++) expect((await create('writer')).status).toBe(201);
+    const limited = await create('writer');
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('40');
+    expect(limited.json).toMatchObject({ errorCode: 'RATE_LIMIT_EXCEEDED' });
+    expect((await create('admin')).status).toBe(201);
+    // Heartbeats are never counted.
+    const p = uniquePrefix('budget-hb');
+    s.stack.clock.set((Math.floor(s.stack.clock.now() / MINUTE) + 1) * MINUTE);
+    expect((await create('admin')).status).toBe(201);
+    for (let i = 0; i < 5; i++) {
+      const hb = await s.send('POST', `/coord/v1/streams/${p}/groups/${p}/members/m-1/heartbeat`, {
+        body: heartbeatBody('m-1', p, { epoch: 0, mv: 0 }),
+      });
+      expect(hb.status).toBe(200);
+    }
+    expect((await create('writer')).status).toBe(201);
+  });
+});

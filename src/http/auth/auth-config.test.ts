@@ -47,6 +47,7 @@ describe('config > authentication', () => {
       COORDINATOR_AUTHENTICATE_MEMBER_API: 'false',
       COORDINATOR_TOKEN_SECRET: SECRET,
       COORDINATOR_RATE_LIMIT_ADMIN_MUTATIONS_PER_MINUTE: '30',
+      COORDINATOR_RATE_LIMIT_PRINCIPAL_MUTATIONS_PER_MINUTE: '100',
     });
     expect(c.auth).toMatchObject({
       users: [{ username: 'root' }],
@@ -55,6 +56,8 @@ describe('config > authentication', () => {
       authenticateMemberApi: false,
     });
     expect(c.rateLimitAdminMutationsPerMinute).toBe(30);
+    expect(c.rateLimitPrincipalMutationsPerMinute).toBe(100);
+    expect(parseConfig({}).rateLimitPrincipalMutationsPerMinute).toBe(0);
   });
 
   it('parses COORDINATOR_USERS (plaintext with colons, hashes with $, role lists) and keeps the admin pair', () => {
@@ -128,6 +131,10 @@ describe('config > authentication', () => {
       'COORDINATOR_TOKEN_TTL_SECONDS',
     ],
     [{ COORDINATOR_RATE_LIMIT_ADMIN_MUTATIONS_PER_MINUTE: '-1' }, 'RATE_LIMIT'],
+    [
+      { COORDINATOR_RATE_LIMIT_PRINCIPAL_MUTATIONS_PER_MINUTE: '1.5' },
+      'COORDINATOR_RATE_LIMIT_PRINCIPAL_MUTATIONS_PER_MINUTE',
+    ],
   ])('rejects %j, naming the field', (env, message) => {
     const msg = configError(env);
     expect(msg).toContain(message);

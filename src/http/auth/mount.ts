@@ -33,7 +33,10 @@ export function createAuth(deps: ResolvedDeps): AuthMount {
   return {
     middleware: [
       authMiddleware(auth, authenticator, deps.log),
-      rateLimitMiddleware(deps.config.rateLimitAdminMutationsPerMinute),
+      rateLimitMiddleware({
+        perGroup: deps.config.rateLimitAdminMutationsPerMinute,
+        perPrincipal: deps.config.rateLimitPrincipalMutationsPerMinute,
+      }),
     ],
     routes: authRoutes(deps, authenticator, auth === null),
   };

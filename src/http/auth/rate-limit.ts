@@ -1,7 +1,9 @@
 /**
- * Optional admin-mutation rate limit (PROTOCOL §1.2): a fixed one-minute window per
- * `principal:streamPrefix:consumerGroup` (`*` for stream-level routes), in memory per instance.
- * Exceeded → 429 `RATE_LIMIT_EXCEEDED` with `Retry-After`.
+ * Optional admin-mutation rate limits (PROTOCOL §1.2): fixed one-minute windows, in memory per
+ * instance, per principal + stream prefix + consumer group (`*` for stream-level routes), and
+ * optionally per principal over every stream. Names are keyed as the routes read them
+ * (percent-decoded), so `a:x` and `a%3Ax` share a window. Exceeded → 429
+ * `RATE_LIMIT_EXCEEDED` with `Retry-After`.
  */
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../context.js';
@@ -22,12 +24,22 @@ export function rateLimitKey(method: string, path: string, principal: string): s
   const seg = path.split('/');
   // ['', 'coord', 'v1', 'streams', p, ...rest]
   if (seg.length < 5 || seg[1] !== 'coord' || seg[2] !== 'v1' || seg[3] !== 'streams' || !seg[4]) return null;
-  const prefix = seg[4];
+  const prefix = decoded(seg[4]);
   const rest = seg.slice(5);
+  // Names holding ':' can make two keys coincide; that only merges windows (stricter), never splits one.
   if (rest.length === 0) return method.toUpperCase() === 'POST' ? `${principal}:${prefix}:*` : null;
   if (rest.length === 1 && rest[0] === 'scale') return `${principal}:${prefix}:*`;
-  if (rest[0] === 'groups' && rest[1]) return `${principal}:${prefix}:${rest[1]}`;
+  if (rest[0] === 'groups' && rest[1]) return `${principal}:${prefix}:${decoded(rest[1])}`;
   return null;
+}
+
+/** A path segment as the route's parameter reads it (left as is when it does not decode). */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /** Counts hits per key in fixed windows aligned on whole minutes of the request clock. */
@@ -39,15 +51,20 @@ export class FixedWindowLimiter {
 
   /** Records a hit; returns null when allowed, else the seconds until the window ends. */
   hit(key: string, nowMs: number): number | null {
+    const refused = this.peek(key, nowMs);
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+    return refused;
+  }
+
+  /** What `hit` would answer, without recording anything. */
+  peek(key: string, nowMs: number): number | null {
     const window = Math.floor(nowMs / WINDOW_MS);
     if (window !== this.window) {
       // A new window forgets the old one entirely, which also bounds memory.
       this.window = window;
       this.counts.clear();
     }
-    const count = (this.counts.get(key) ?? 0) + 1;
-    this.counts.set(key, count);
-    if (count <= this.limitPerMinute) return null;
+    if ((this.counts.get(key) ?? 0) < this.limitPerMinute) return null;
     return Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - nowMs) / 1000));
   }
 }
@@ -59,14 +76,28 @@ export function rateLimited(retryAfterSeconds: number): Response {
   });
 }
 
-/** Middleware applying `limitPerMinute` (0 = off) after authentication. */
-export function rateLimitMiddleware(limitPerMinute: number): MiddlewareHandler<AppEnv> {
-  const limiter = new FixedWindowLimiter(limitPerMinute);
+/** The limits of `rateLimitMiddleware`, each per minute; 0 = off. */
+export interface RateLimits {
+  /** Per principal, stream and group (COORDINATOR_RATE_LIMIT_ADMIN_MUTATIONS_PER_MINUTE). */
+  perGroup: number;
+  /** Per principal over every stream (COORDINATOR_RATE_LIMIT_PRINCIPAL_MUTATIONS_PER_MINUTE). */
+  perPrincipal: number;
+}
+
+/** Middleware applying `limits` after authentication; a request refused by one limit counts in neither. */
+export function rateLimitMiddleware(limits: RateLimits): MiddlewareHandler<AppEnv> {
+  const perGroup = new FixedWindowLimiter(limits.perGroup);
+  const perPrincipal = new FixedWindowLimiter(limits.perPrincipal);
   return async (c, next) => {
-    if (limitPerMinute <= 0) return next();
+    if (limits.perGroup <= 0 && limits.perPrincipal <= 0) return next();
     const who = c.get('principal')?.username ?? ANONYMOUS_KEY;
     const key = rateLimitKey(c.req.method, c.req.path, who);
-    const retryAfter = key === null ? null : limiter.hit(key, c.get('now'));
+    if (key === null) return next();
+    const now = c.get('now');
+    const retryAfter =
+      (limits.perPrincipal > 0 ? perPrincipal.peek(who, now) : null) ??
+      (limits.perGroup > 0 ? perGroup.hit(key, now) : null) ??
+      (limits.perPrincipal > 0 ? perPrincipal.hit(who, now) : null);
     if (retryAfter !== null) return rateLimited(retryAfter);
     await next();
   };

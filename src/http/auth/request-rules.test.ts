@@ -124,3 +124,12 @@ describe('auth > admin mutation rate limit', () => {
     expect(limiter.hit('k', t0 + 60_000)).toBeNull();
   });
 });
+
+describe('rate limit > keys', () => {
+  it('keys on names as the routes decode them', () => {
+    const keys = ['rl:x', 'rl%3Ax', 'rl%3ax'].map((p) => rateLimitKey('POST', `/coord/v1/streams/${p}`, 'u'));
+    expect(new Set(keys)).toEqual(new Set(['u:rl:x:*']));
+    expect(rateLimitKey('DELETE', '/coord/v1/streams/a%2Fb/groups/g%3A1', 'u')).toBe('u:a/b:g:1');
+    expect(rateLimitKey('POST', '/coord/v1/streams/bad%E0', 'u')).toBe('u:bad%E0:*');
+  });
+});
