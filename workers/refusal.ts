@@ -22,6 +22,6 @@ export function refusalResponse(problems: readonly string[]): Response {
   };
   return new Response(JSON.stringify(body), {
     status: 503,
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', 'x-content-type-options': 'nosniff' },
   });
 }

@@ -31,6 +31,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const d = resolveDeps(deps);
   const app = new Hono<AppEnv>();
 
+  // Every answer (JSON, errors, the console) is read as the type it declares, never sniffed.
+  app.use(async (c, next) => {
+    await next();
+    c.res.headers.set('x-content-type-options', 'nosniff');
+  });
   // First, so request metrics time everything after it (authentication included).
   if (d.metrics) app.use(requestMetrics(d.metrics));
   app.use(async (c, next) => {

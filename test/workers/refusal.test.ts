@@ -15,6 +15,7 @@ async function refusalOf(w: RunningWorker): Promise<string> {
   for (const path of PATHS) {
     const res = await w.fetch(path);
     expect(res.status).toBe(503);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     const body = (await res.json()) as Record<string, string>;
     expect(body).toMatchObject({ status: 'SERVICE_UNAVAILABLE', errorCode: 'COORDINATOR_NOT_CONFIGURED' });
     messages.add(body.message ?? '');

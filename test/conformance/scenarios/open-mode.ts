@@ -34,6 +34,26 @@ export const openModeScenarios: Scenario[] = [
     },
   },
   {
+    name: 'marks every JSON answer and the console page X-Content-Type-Options: nosniff',
+    async run(t) {
+      const p = uniquePrefix('nosniff');
+      const answers = [
+        await t.call('POST', `/coord/v1/streams/${p}`, create),
+        await t.call('GET', groupPath(p)),
+        await t.call('GET', groupPath(`${p}-missing`)),
+        await t.call('POST', `/coord/v1/streams/${p}-bad`, '{'),
+        await t.call('DELETE', '/coord/v1/monitoring/groups'),
+        await t.call('GET', '/coord/v1/nowhere'),
+        await t.call('POST', `/coord/v1/streams/${p}-x`, create, { origin: 'http://evil.example' }),
+        await t.call('GET', '/actuator/health'),
+        await t.call('GET', '/console'),
+      ];
+      expect(answers.map((a) => a.status)).toEqual([201, 200, 404, 400, 405, 404, 403, 200, 200]);
+      for (const a of answers)
+        expect(a.headers.get('x-content-type-options'), String(a.status)).toBe('nosniff');
+    },
+  },
+  {
     name: 'with credentials configured, serves an authenticated mutation whatever its Origin',
     config: { COORDINATOR_ADMIN_PASSWORD: 'adm1n-secret' },
     async run(t) {
