@@ -131,6 +131,13 @@ const shardProgressSchema = z.object({
   updatedAt: instant.nullish(),
 });
 
+/** An optional list with at most one item per possible shard. */
+const perShard = <T extends z.ZodType>(item: T) =>
+  z
+    .array(item)
+    .max(MAX_SHARD_INDEX + 1)
+    .nullish();
+
 /**
  * Body of a heartbeat (PROTOCOL §3.1). Deliberately permissive where the core decides:
  * `protocolVersion` above the supported range, a body `memberId` that differs from the path,
@@ -147,18 +154,9 @@ export const heartbeatRequestSchema = z.object({
     runtimeMaxConcurrency: z.int().min(1).max(INT32_MAX),
     availableConcurrency: z.int().min(0).max(INT32_MAX),
   }),
-  ownedShards: z
-    .array(shardIdSchema)
-    .max(MAX_SHARD_INDEX + 1)
-    .nullish(),
-  revokingShards: z
-    .array(revokeReportSchema)
-    .max(MAX_SHARD_INDEX + 1)
-    .nullish(),
-  shardProgress: z
-    .array(shardProgressSchema)
-    .max(MAX_SHARD_INDEX + 1)
-    .nullish(),
+  ownedShards: perShard(shardIdSchema),
+  revokingShards: perShard(revokeReportSchema),
+  shardProgress: perShard(shardProgressSchema),
   /** Additive: our SDK's per-process token; a live member's id is refused to another (409 MEMBER_ID_IN_USE). */
   memberInstanceId: memberInstanceIdSchema.nullish(),
 });
