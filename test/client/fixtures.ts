@@ -30,7 +30,8 @@ export function stackFetch(stack: Stack): FetchLike {
 export function producer(
   opts: Partial<ProducerOptions> & Pick<ProducerOptions, 'redis' | 'streamPrefix'>,
 ): Producer {
-  return createProducer({ coordinatorUrl: 'http://coordinator.test', retryBackoffMs: 0, ...opts });
+  // A loopback name (RFC 6761): the in-process app runs in open mode, which serves loopback Hosts only.
+  return createProducer({ coordinatorUrl: 'http://coordinator.localhost', retryBackoffMs: 0, ...opts });
 }
 
 /** Entries of one shard stream as `[id, {field: value}]`. */

@@ -105,7 +105,8 @@ export function testConsumer(
   opts: Partial<ConsumerOptions> & Pick<ConsumerOptions, 'streamPrefix' | 'redis' | 'handler' | 'fetch'>,
 ): Consumer {
   return createConsumer({
-    coordinatorUrl: 'http://coordinator.test',
+    // A loopback name (RFC 6761): the in-process app runs in open mode, which serves loopback Hosts only.
+    coordinatorUrl: 'http://coordinator.localhost',
     memberBase: uniquePrefix('member'),
     blockMs: 100,
     pendingScanIntervalMs: 100,
