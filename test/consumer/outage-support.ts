@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from '../support/redis-server.js';
+import type { Stack } from '../support/stack.js';
 
 const HOST = '127.0.0.1';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -96,4 +97,23 @@ export async function createGroups(
   } finally {
     r.disconnect();
   }
+}
+
+/** Polls the member's rebalance deadline on the coordinator until stopped; keeps the first one set. */
+export function watchDeadline(
+  stack: Pick<Stack, 'call'>,
+  p: string,
+  memberId: string,
+): { first: () => number | null; stop: () => void } {
+  let first: number | null = null;
+  let on = true;
+  void (async () => {
+    while (on) {
+      const res = await stack.call('GET', `/coord/v1/monitoring/streams/${p}/groups/${p}/members`);
+      const m = (res.body?.members ?? []).find((x: { memberId: string }) => x.memberId === memberId);
+      if (first === null && m?.rebalanceDeadlineAt) first = Date.parse(m.rebalanceDeadlineAt);
+      await sleep(20);
+    }
+  })();
+  return { first: () => first, stop: () => (on = false) };
 }

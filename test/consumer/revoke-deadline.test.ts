@@ -11,7 +11,7 @@ import type { Consumer } from '../../src/client/consumer.js';
 import type { ConsumerEventMap } from '../../src/client/consumer-events.js';
 import { standaloneClient } from '../support/redis.js';
 import type { Stack } from '../support/stack.js';
-import { createGroups, startOutageRedis } from './outage-support.js';
+import { createGroups, startOutageRedis, watchDeadline } from './outage-support.js';
 import {
   collect,
   controlledFetch,
@@ -51,25 +51,6 @@ function revokedAt(c: Consumer): Revoked[] {
   const seen: Revoked[] = [];
   c.on('revoked', (e) => seen.push({ ...e, at: Date.now() }));
   return seen;
-}
-
-/** Polls the member's rebalance deadline on the coordinator until stopped; keeps the first one set. */
-function watchDeadline(
-  stack: Stack,
-  p: string,
-  memberId: string,
-): { first: () => number | null; stop: () => void } {
-  let first: number | null = null;
-  let on = true;
-  void (async () => {
-    while (on) {
-      const res = await stack.call('GET', `/coord/v1/monitoring/streams/${p}/groups/${p}/members`);
-      const m = (res.body?.members ?? []).find((x: { memberId: string }) => x.memberId === memberId);
-      if (first === null && m?.rebalanceDeadlineAt) first = Date.parse(m.rebalanceDeadlineAt);
-      await sleep(20);
-    }
-  })();
-  return { first: () => first, stop: () => (on = false) };
 }
 
 /**

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { FetchLike } from '../../src/client/transport.js';
 import { standaloneClient } from '../support/redis.js';
 import type { Stack } from '../support/stack.js';
+import { watchDeadline } from './outage-support.js';
 import {
   collect,
   controlledFetch,
@@ -37,21 +38,6 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls the member's rebalance deadline on the coordinator until stopped; keeps the first one set. */
-function watchDeadline(p: string, memberId: string): { first: () => number | null; stop: () => void } {
-  let first: number | null = null;
-  let on = true;
-  void (async () => {
-    while (on) {
-      const res = await stack.call('GET', `/coord/v1/monitoring/streams/${p}/groups/${p}/members`);
-      const m = (res.body?.members ?? []).find((x: { memberId: string }) => x.memberId === memberId);
-      if (first === null && m?.rebalanceDeadlineAt) first = Date.parse(m.rebalanceDeadlineAt);
-      await sleep(20);
-    }
-  })();
-  return { first: () => first, stop: () => (on = false) };
-}
 
 /**
  * A fetch into `s` that answers 503 to everything once `cut` is set, and sets it itself right
@@ -114,7 +100,7 @@ describe('consumer > revoke it cannot report', () => {
     const aOwnership = collect(a, 'ownership');
     const bOwnership = collect(b, 'ownership');
     const aLeaseLost = collect(a, 'lease-lost');
-    const deadline = watchDeadline(p, a.memberIds[0]!);
+    const deadline = watchDeadline(stack, p, a.memberIds[0]!);
     let publishing = true;
     try {
       a.start();
