@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import { Cluster } from 'ioredis';
 import { ConfigError, type CoordinatorConfig } from '../src/config.js';
 import { Coordinator } from '../src/coordinator.js';
@@ -79,6 +80,8 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     inspector,
     metrics,
     metricsPublic: publicMetrics,
+    // The socket's peer, never a forwarded header: behind a proxy every client shares its address.
+    clientAddress: (c) => getConnInfo(c).remote.address ?? null,
   });
 
   const inFlight = new InFlight();

@@ -97,11 +97,19 @@ export const configSchema = z
     COORDINATOR_ADMIN_PASSWORD_HASH: z.string().optional(),
     /** Comma-separated `user:password:ROLE|ROLE` (password may be a pbkdf2-sha256 hash). */
     COORDINATOR_USERS: z.string().optional(),
-    /** HMAC key of bearer tokens; @default derived from the plaintext admin pair. */
+    /** HMAC key of bearer tokens; @default a random secret generated once and kept in Redis. */
     COORDINATOR_TOKEN_SECRET: z.string().optional(),
+    /** The secret being rotated out: tokens it signed are still accepted, none is signed with it. */
+    COORDINATOR_TOKEN_SECRET_PREVIOUS: z.string().optional(),
     COORDINATOR_TOKEN_TTL_SECONDS: intIn(1, 366 * 86_400).default(DEFAULT_TOKEN_TTL_SECONDS),
     /** Heartbeats need MEMBER; @default true when credentials are configured. */
     COORDINATOR_AUTHENTICATE_MEMBER_API: bool.optional(),
+    /** Failed password checks per client per minute before 429 LOGIN_THROTTLED; 0 = off. @default 20 */
+    COORDINATOR_LOGIN_FAILURES_PER_CLIENT_PER_MINUTE: intIn(0, 1_000_000).default(20),
+    /** Failed password checks per username per minute before 429 (recently accepted clients exempt); 0 = off. @default 100 */
+    COORDINATOR_LOGIN_FAILURES_PER_USER_PER_MINUTE: intIn(0, 1_000_000).default(100),
+    /** PBKDF2 password derivations at once; more answer 429 AUTHENTICATION_BUSY at once. @default 2 */
+    COORDINATOR_MAX_CONCURRENT_PASSWORD_HASHES: intIn(1, 64).default(2),
     /** Explicitly run without credentials (the Worker refuses to serve open otherwise). @default false */
     COORDINATOR_OPEN_MODE: bool.default(false),
     /** Admin mutations per principal, stream and group per minute; 0 = off. @default 0 */

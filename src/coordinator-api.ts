@@ -115,6 +115,12 @@ export interface CoordinatorApi {
   listGroups(): Promise<GroupSnapshot[]>;
   /** Cached Redis PING result. */
   redisHealth(): Promise<RedisHealth>;
+  /**
+   * The bearer-token secret generated once per deployment (used when COORDINATOR_TOKEN_SECRET is
+   * not set): `candidate` is kept when none exists yet, and the kept one answered. @default none
+   * (a per-instance random secret)
+   */
+  tokenSecret?(candidate: string): Promise<string>;
   /** Redis PING result cached briefly, with the reason when DOWN (readiness). @default from `redisHealth()` */
   redisReadiness?(): Promise<RedisCheck>;
   /**

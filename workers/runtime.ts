@@ -61,7 +61,16 @@ export function buildRuntime(env: WorkerEnv): WorkerRuntime {
   const coordinator = new Coordinator({ store, config, log });
   const inspector = new UpstashInspector(client);
   // An open Worker is public on purpose (COORDINATOR_OPEN_MODE): any Host; cross-origin mutations stay refused.
-  const app = createApp({ coordinator, config, log, version, inspector, openModeHosts: 'any' });
+  const app = createApp({
+    coordinator,
+    config,
+    log,
+    version,
+    inspector,
+    openModeHosts: 'any',
+    // Set by Cloudflare's edge for every request (a client cannot forge it there).
+    clientAddress: (c) => c.req.header('cf-connecting-ip') ?? null,
+  });
   const refusal = config.auth === null && !config.explicitOpenMode ? [NO_CREDENTIALS] : [];
   if (refusal.length > 0) log('error', 'refusing to serve', { problems: refusal });
   else if (config.auth === null)

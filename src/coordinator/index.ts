@@ -96,6 +96,12 @@ export class Coordinator implements CoordinatorApi {
     return admin.listGroups(this.ctx);
   }
 
+  /** The deployment's generated bearer-token secret (see `Store.tokenSecret`); `candidate` when the store keeps none. */
+  tokenSecret(candidate: string): Promise<string> {
+    const { store } = this.ctx;
+    return store.tokenSecret ? store.tokenSecret(candidate) : Promise.resolve(candidate);
+  }
+
   redisHealth(): Promise<RedisHealth> {
     return this.health.get();
   }

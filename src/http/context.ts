@@ -2,6 +2,7 @@
  * What the HTTP app is built from (`AppDeps`), its defaults, and the Hono environment the
  * routes share.
  */
+import type { Context } from 'hono';
 import type { CoordinatorConfig } from '../config.js';
 import type { CoordinatorApi } from '../coordinator-api.js';
 import type { HttpMetrics } from '../metrics/http-metrics.js';
@@ -38,6 +39,11 @@ export interface AppDeps {
    * public on purpose). Cross-origin mutations are refused in open mode either way. @default 'loopback'
    */
   openModeHosts?: OpenModeHosts;
+  /**
+   * The caller's network address, for the failed-login throttle (Node: the socket's remote
+   * address; Worker: `CF-Connecting-IP`). @default unknown (only the per-username budget applies)
+   */
+  clientAddress?: (c: Context<AppEnv>) => string | null;
 }
 
 /** `AppDeps` with every default filled in. */
@@ -59,6 +65,7 @@ export function resolveDeps(deps: AppDeps): ResolvedDeps {
     metrics: deps.metrics ?? null,
     metricsPublic: deps.metricsPublic ?? false,
     openModeHosts: deps.openModeHosts ?? 'loopback',
+    clientAddress: deps.clientAddress ?? (() => null),
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import { Cluster, Redis } from 'ioredis';
 import { CoordinatorError, isCoordinatorError } from '../core/errors.js';
-import { streamsIndexKey } from './keys.js';
+import { streamsIndexKey, tokenSecretKey } from './keys.js';
 import { runScript } from './run-script.js';
 import { ScriptStore } from './script-store.js';
 import type { ScriptCall } from './scripts/commit-args.js';
@@ -150,6 +150,16 @@ export class IoredisStore extends ScriptStore implements Store, Required<ShardOp
 
   async unregisterStream(prefix: string): Promise<void> {
     await this.call(() => this.client.srem(streamsIndexKey(this.ns), prefix));
+  }
+
+  async tokenSecret(candidate: string): Promise<string> {
+    const key = tokenSecretKey(this.ns);
+    // NX: the first instance's candidate wins; everyone then reads the winner.
+    await this.call(() => this.client.set(key, candidate, 'NX'));
+    const stored = await this.call(() => this.client.get(key));
+    if (typeof stored !== 'string' || stored === '')
+      throw this.failure(new Error('token secret missing after SET NX'));
+    return stored;
   }
 
   async countExisting(keys: string[]): Promise<number> {

@@ -155,6 +155,14 @@ export function streamsIndexKey(ns: string): string {
   return `${ns}:streams`;
 }
 
+/**
+ * STRING: the deployment's bearer-token secret when COORDINATOR_TOKEN_SECRET is not set, generated
+ * once (SET NX) and shared by every instance: `K:auth:token-secret` (its own slot).
+ */
+export function tokenSecretKey(ns: string): string {
+  return `${ns}:auth:token-secret`;
+}
+
 /** Shard stream `i` of a logical stream: `prefix:i` (no hash tag, SPEC §1). */
 export function shardKey(prefix: string, i: number): string {
   return `${prefix}:${i}`;

@@ -267,6 +267,12 @@ export interface Store extends StreamOps, Partial<ShardOps> {
   registerStream(prefix: string): Promise<void>;
   /** Removes a prefix from the listing (the critical section, after the stream hash is deleted). */
   unregisterStream(prefix: string): Promise<void>;
+  /**
+   * The deployment's generated token secret: stores `candidate` when none is stored yet and
+   * answers the stored one, so every instance signs with the same key. @default none (the
+   * coordinator then keeps `candidate` for this instance only)
+   */
+  tokenSecret?(candidate: string): Promise<string>;
   /** PING with a short timeout. */
   ping(): Promise<boolean>;
   /** PING with a short timeout, saying why it failed (health details). @default from `ping()` */

@@ -1,5 +1,5 @@
 import type { CoordinatorError } from '../core/errors.js';
-import { streamsIndexKey, sweepCursorKey } from './keys.js';
+import { streamsIndexKey, sweepCursorKey, tokenSecretKey } from './keys.js';
 import { ScriptStore } from './script-store.js';
 import type { ScriptCall } from './scripts/commit-args.js';
 import type { LuaScript } from './scripts/lua-script.js';
@@ -69,6 +69,16 @@ export class UpstashStore extends ScriptStore implements Store, Required<ShardOp
 
   async unregisterStream(prefix: string): Promise<void> {
     await this.call(() => this.client.srem(streamsIndexKey(this.ns), prefix));
+  }
+
+  async tokenSecret(candidate: string): Promise<string> {
+    const key = tokenSecretKey(this.ns);
+    // NX: the first instance's candidate wins; everyone then reads the winner.
+    await this.call(() => this.client.set(key, candidate, { nx: true }));
+    const stored = await this.call(() => this.client.get<string>(key));
+    if (typeof stored !== 'string' || stored === '')
+      throw this.failure(new Error('token secret missing after SET NX'));
+    return stored;
   }
 
   async countExisting(keys: string[]): Promise<number> {

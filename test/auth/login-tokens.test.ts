@@ -58,13 +58,15 @@ describe('auth > login', () => {
     expect(blank.json.roles).toEqual(['READ']);
   });
 
-  it('renews a token presented as Bearer (same user and roles, fresh expiry)', async () => {
+  it('re-issues a token presented as Bearer (same user and roles), never past its expiry', async () => {
     const first = await tokenFor(s, 'monitor');
+    const expiry = Math.floor(s.stack.clock.now() / 1000) + WEEK;
     s.stack.clock.advance(60_000);
     const r = await s.send('POST', LOGIN, { authorization: `Bearer ${first}` });
     expect(r.status).toBe(200);
     expect(r.json.roles).toEqual(['MONITOR']);
-    expect(r.json.accessToken).not.toBe(first);
+    expect(r.json.expiresAt).toBe(new Date(expiry * 1000).toISOString());
+    expect(r.json.expiresInSeconds).toBe(WEEK - 60);
     const session = await s.send('GET', '/coord/v1/monitoring/session', {
       authorization: `Bearer ${r.json.accessToken}`,
     });
@@ -171,14 +173,20 @@ describe('auth > bearer tokens', () => {
     }
   });
 
-  it('accepts a correctly signed reference-format token minted outside the coordinator', async () => {
-    const token = await encodeToken(await importTokenKey(TOKEN_SECRET), {
-      username: 'external',
-      roles: ['READ'],
-      expiresAtSeconds: Math.floor(s.stack.clock.now() / 1000) + 60,
+  it('accepts a correctly signed reference-format token minted outside the coordinator for a configured user', async () => {
+    const mint = async (username: string) =>
+      encodeToken(await importTokenKey(TOKEN_SECRET), {
+        username,
+        roles: ['READ'],
+        expiresAtSeconds: Math.floor(s.stack.clock.now() / 1000) + 60,
+      });
+    const r = await s.send('GET', '/coord/v1/monitoring/session', {
+      authorization: `Bearer ${await mint('reader')}`,
     });
-    const r = await s.send('GET', '/coord/v1/monitoring/session', { authorization: `Bearer ${token}` });
-    expect(r.json).toEqual({ authenticated: true, username: 'external', roles: ['READ'] });
+    expect(r.json).toEqual({ authenticated: true, username: 'reader', roles: ['READ'] });
+    // A user the configuration does not know is refused, however well signed.
+    const unknown = await s.send('GET', GROUPS, { authorization: `Bearer ${await mint('external')}` });
+    expect(unknown.status).toBe(401);
   });
 });
 

@@ -66,7 +66,7 @@ async function exercise(s: AuthStack, p: string): Promise<string[]> {
 
 describe('auth > secrets stay out of logs and responses', () => {
   it.each([
-    ['a derived token secret', credentialsEnv()],
+    ['a generated token secret', credentialsEnv()],
     ['an explicit token secret', credentialsEnv({ COORDINATOR_TOKEN_SECRET: TOKEN_SECRET })],
   ])('with %s', async (_label, env) => {
     const s = makeAuthStack(backend, env);
@@ -75,7 +75,10 @@ describe('auth > secrets stay out of logs and responses', () => {
       expect(tokens.every((t) => typeof t === 'string' && t.length > 20)).toBe(true);
       const passwords = Object.values(PASSWORDS);
       const headers = USERS.map((u) => basicFor(u).slice('Basic '.length));
-      const secret = s.stack.config.auth!.tokenSecret;
+      const secret =
+        s.stack.config.auth!.tokenSecret ??
+        (await s.stack.redis.get(`${s.stack.config.keyPrefix}:auth:token-secret`));
+      if (secret === null) throw new Error('no token secret in Redis');
       const logText = s.logs.map((l) => JSON.stringify(l));
       expect(logText.length).toBeGreaterThan(10);
       for (const line of logText)
@@ -95,6 +98,30 @@ describe('auth > node adapter', () => {
   const running: RunningServer[] = [];
   afterEach(async () => {
     await Promise.all(running.splice(0).map((r) => r.close()));
+  });
+
+  it("throttles failed logins by the socket's peer address (429 after 20 failures from 127.0.0.1)", async () => {
+    const config = parseConfig({
+      ...credentialsEnv({ COORDINATOR_TOKEN_SECRET: TOKEN_SECRET }),
+      PORT: '0',
+      REDIS_URL: inject('redisUrl'),
+      COORDINATOR_KEY_PREFIX: uniquePrefix('node-throttle'),
+    });
+    const server = await startServer({
+      config,
+      env: {},
+      log: createLogger({ level: 'error', write: () => {} }),
+    });
+    running.push(server);
+    const groups = `${server.url}/coord/v1/monitoring/groups`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      statuses.push((await fetch(groups, { headers: { authorization: basic(`user-${i}`, 'x') } })).status);
+    }
+    expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);
+    const last = await fetch(groups, { headers: { authorization: basicFor('reader') } });
+    expect(last.status).toBe(429);
+    expect(last.headers.get('retry-after')).toMatch(/^\d+$/);
   });
 
   it('binds a non-loopback HOST when credentials are configured, and logs no secret', async () => {

@@ -4,7 +4,7 @@
  */
 import type { Hono } from 'hono';
 import { createApp } from '../../src/http/app.js';
-import type { AppEnv } from '../../src/http/context.js';
+import type { AppDeps, AppEnv } from '../../src/http/context.js';
 import type { Backend } from '../support/redis.js';
 import { makeStack, type Stack, type StackOptions } from '../support/stack.js';
 
@@ -83,6 +83,7 @@ export function makeAuthStack(
   backend: Backend,
   env: Record<string, string>,
   opts: StackOptions = {},
+  appDeps: Partial<AppDeps> = {},
 ): AuthStack {
   const stack = makeStack(backend, { ...opts, config: env });
   const logs: LogLine[] = [];
@@ -92,6 +93,7 @@ export function makeAuthStack(
     config: stack.config,
     now: stack.clock.now,
     log: (level, msg, fields) => logs.push({ level, msg, fields }),
+    ...appDeps,
   });
   const send: AuthStack['send'] = async (method, path, o = {}) => {
     const headers: Record<string, string> = { ...o.headers };

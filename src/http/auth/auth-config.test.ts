@@ -23,7 +23,7 @@ describe('config > authentication', () => {
     expect(parseConfig({ COORDINATOR_OPEN_MODE: 'true' }).explicitOpenMode).toBe(true);
   });
 
-  it('builds the admin principal with every role, a derived token secret and the defaults', () => {
+  it('builds the admin principal with every role, no derived token secret and the defaults', () => {
     const { auth } = parseConfig({ COORDINATOR_ADMIN_PASSWORD: 's3cret' });
     expect(auth).toEqual({
       users: [
@@ -33,9 +33,13 @@ describe('config > authentication', () => {
           password: { kind: 'plain', password: 's3cret' },
         },
       ],
-      tokenSecret: 'admin:s3cret:redis-stream-coordinator-token',
+      tokenSecret: null,
+      previousTokenSecret: null,
       tokenTtlSeconds: 604800,
       authenticateMemberApi: true,
+      loginFailuresPerClientPerMinute: 20,
+      loginFailuresPerUserPerMinute: 100,
+      maxConcurrentPasswordHashes: 2,
     });
   });
 
@@ -86,11 +90,45 @@ describe('config > authentication', () => {
   });
 
   it.each([
-    [{ COORDINATOR_ADMIN_PASSWORD_HASH: HASH }, 'COORDINATOR_TOKEN_SECRET'],
-    [{ COORDINATOR_USERS: `a:${HASH}:READ` }, 'COORDINATOR_TOKEN_SECRET'],
-    [{ COORDINATOR_USERS: 'a:plainpw:READ' }, 'COORDINATOR_TOKEN_SECRET'],
-  ])('requires COORDINATOR_TOKEN_SECRET without a plaintext admin password (%j)', (env, field) => {
-    expect(configError(env)).toMatch(new RegExp(`${field}: is required`));
+    { COORDINATOR_ADMIN_PASSWORD: 's3cret' },
+    { COORDINATOR_ADMIN_PASSWORD_HASH: HASH },
+    { COORDINATOR_USERS: `a:${HASH}:READ` },
+    { COORDINATOR_USERS: 'a:plainpw:READ' },
+  ])(
+    'never derives the token secret from a password: without one it is generated per deployment (%j)',
+    (env) => {
+      expect(parseConfig(env).auth).toMatchObject({ tokenSecret: null, previousTokenSecret: null });
+    },
+  );
+
+  it('accepts a previous secret next to the current one, and refuses it alone, equal or short', () => {
+    const OTHER = 'previous-secret-0123456789';
+    const auth = parseConfig({
+      COORDINATOR_ADMIN_PASSWORD: 'pw',
+      COORDINATOR_TOKEN_SECRET: SECRET,
+      COORDINATOR_TOKEN_SECRET_PREVIOUS: OTHER,
+    }).auth;
+    expect(auth).toMatchObject({ tokenSecret: SECRET, previousTokenSecret: OTHER });
+    expect(
+      configError({ COORDINATOR_ADMIN_PASSWORD: 'pw', COORDINATOR_TOKEN_SECRET_PREVIOUS: OTHER }),
+    ).toMatch(/COORDINATOR_TOKEN_SECRET_PREVIOUS: needs COORDINATOR_TOKEN_SECRET/);
+    expect(
+      configError({
+        COORDINATOR_ADMIN_PASSWORD: 'pw',
+        COORDINATOR_TOKEN_SECRET: SECRET,
+        COORDINATOR_TOKEN_SECRET_PREVIOUS: SECRET,
+      }),
+    ).toMatch(/COORDINATOR_TOKEN_SECRET_PREVIOUS: equals COORDINATOR_TOKEN_SECRET/);
+    expect(
+      configError({
+        COORDINATOR_ADMIN_PASSWORD: 'pw',
+        COORDINATOR_TOKEN_SECRET: SECRET,
+        COORDINATOR_TOKEN_SECRET_PREVIOUS: 'short',
+      }),
+    ).toMatch(/COORDINATOR_TOKEN_SECRET_PREVIOUS: must be at least 16 characters/);
+    expect(configError({ COORDINATOR_TOKEN_SECRET_PREVIOUS: OTHER })).toMatch(
+      /is set but no credentials are configured/,
+    );
   });
 
   it.each([

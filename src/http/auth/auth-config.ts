@@ -26,12 +26,23 @@ export interface ConfiguredUser {
 export interface AuthConfig {
   /** The admin pair (all roles) first, then COORDINATOR_USERS in order. */
   users: ConfiguredUser[];
-  /** HMAC key material for bearer tokens. */
-  tokenSecret: string;
+  /**
+   * HMAC key material for bearer tokens (COORDINATOR_TOKEN_SECRET); null = a random secret
+   * generated once per deployment and kept in Redis. Never derived from a password.
+   */
+  tokenSecret: string | null;
+  /** COORDINATOR_TOKEN_SECRET_PREVIOUS: still accepted when verifying, never used to sign (rotation). */
+  previousTokenSecret: string | null;
   /** @default 604800 */
   tokenTtlSeconds: number;
   /** Heartbeats need the MEMBER role. @default true */
   authenticateMemberApi: boolean;
+  /** Failed password checks one client may make per minute before 429; 0 = off. @default 20 */
+  loginFailuresPerClientPerMinute: number;
+  /** Failed password checks per username per minute (clients it recently accepted are exempt); 0 = off. @default 100 */
+  loginFailuresPerUserPerMinute: number;
+  /** PBKDF2 derivations running at once; beyond it password checks answer 429 at once. @default 2 */
+  maxConcurrentPasswordHashes: number;
 }
 
 /** The credential variables, already type-checked by the config schema. */
@@ -41,7 +52,11 @@ export interface AuthEnv {
   COORDINATOR_ADMIN_PASSWORD_HASH?: string | undefined;
   COORDINATOR_USERS?: string | undefined;
   COORDINATOR_TOKEN_SECRET?: string | undefined;
+  COORDINATOR_TOKEN_SECRET_PREVIOUS?: string | undefined;
   COORDINATOR_TOKEN_TTL_SECONDS: number;
+  COORDINATOR_LOGIN_FAILURES_PER_CLIENT_PER_MINUTE: number;
+  COORDINATOR_LOGIN_FAILURES_PER_USER_PER_MINUTE: number;
+  COORDINATOR_MAX_CONCURRENT_PASSWORD_HASHES: number;
   COORDINATOR_AUTHENTICATE_MEMBER_API?: boolean | undefined;
   COORDINATOR_OPEN_MODE: boolean;
 }
@@ -143,23 +158,37 @@ function parseAdmin(env: AuthEnv): Parsed<ConfiguredUser | null> {
   return { value: null, issues };
 }
 
-/** The HMAC secret: explicit, or derived from the plaintext admin pair as the reference does. */
-function tokenSecret(env: AuthEnv, admin: ConfiguredUser | null): Parsed<string> {
-  const explicit = env.COORDINATOR_TOKEN_SECRET;
-  if (present(explicit)) {
-    if (explicit.length >= MIN_TOKEN_SECRET_LENGTH) return { value: explicit, issues: [] };
-    const message = `must be at least ${MIN_TOKEN_SECRET_LENGTH} characters`;
-    return { value: '', issues: [{ path: 'COORDINATOR_TOKEN_SECRET', message }] };
+/** One optional secret variable: its value, null when unset, or why it is refused. */
+function secretVar(
+  env: AuthEnv,
+  path: 'COORDINATOR_TOKEN_SECRET' | 'COORDINATOR_TOKEN_SECRET_PREVIOUS',
+): Parsed<string | null> {
+  const value = env[path];
+  if (!present(value)) return { value: null, issues: [] };
+  if (value.length >= MIN_TOKEN_SECRET_LENGTH) return { value, issues: [] };
+  return {
+    value: null,
+    issues: [{ path, message: `must be at least ${MIN_TOKEN_SECRET_LENGTH} characters` }],
+  };
+}
+
+/**
+ * The signing secret and the one still accepted. Unset = generated per deployment (kept in
+ * Redis): deriving it from the admin password, as the reference does, would let anyone holding a
+ * token guess that password offline.
+ */
+function tokenSecrets(env: AuthEnv): Parsed<{ current: string | null; previous: string | null }> {
+  const current = secretVar(env, 'COORDINATOR_TOKEN_SECRET');
+  const previous = secretVar(env, 'COORDINATOR_TOKEN_SECRET_PREVIOUS');
+  const issues = [...current.issues, ...previous.issues];
+  if (previous.value !== null && current.value === null && current.issues.length === 0) {
+    const message = 'needs COORDINATOR_TOKEN_SECRET (the new secret) next to it';
+    issues.push({ path: 'COORDINATOR_TOKEN_SECRET_PREVIOUS', message });
   }
-  if (admin?.password.kind === 'plain') {
-    return {
-      value: `${admin.username}:${admin.password.password}:redis-stream-coordinator-token`,
-      issues: [],
-    };
+  if (previous.value !== null && previous.value === current.value) {
+    issues.push({ path: 'COORDINATOR_TOKEN_SECRET_PREVIOUS', message: 'equals COORDINATOR_TOKEN_SECRET' });
   }
-  const message =
-    'is required when no plaintext COORDINATOR_ADMIN_PASSWORD is configured (bearer tokens are signed with it)';
-  return { value: '', issues: [{ path: 'COORDINATOR_TOKEN_SECRET', message }] };
+  return { value: { current: current.value, previous: previous.value }, issues };
 }
 
 /** Authentication settings from the credential variables; `auth` is null in open mode. */
@@ -174,8 +203,8 @@ export function resolveAuthConfig(env: AuthEnv): { auth: AuthConfig | null; issu
 
   if (!anyCredentials) {
     // Settings that only make sense with credentials would silently do nothing: refuse them.
-    if (present(env.COORDINATOR_TOKEN_SECRET)) {
-      issues.push({ path: 'COORDINATOR_TOKEN_SECRET', message: 'is set but no credentials are configured' });
+    for (const path of ['COORDINATOR_TOKEN_SECRET', 'COORDINATOR_TOKEN_SECRET_PREVIOUS'] as const) {
+      if (present(env[path])) issues.push({ path, message: 'is set but no credentials are configured' });
     }
     if (env.COORDINATOR_AUTHENTICATE_MEMBER_API === true) {
       const message = 'is true but no credentials are configured';
@@ -196,15 +225,19 @@ export function resolveAuthConfig(env: AuthEnv): { auth: AuthConfig | null; issu
   if (users.value.some((u) => u.username === adminName)) {
     issues.push({ path: 'COORDINATOR_USERS', message: 'an entry repeats the admin username' });
   }
-  const secret = tokenSecret(env, admin.value);
-  issues.push(...secret.issues);
+  const secrets = tokenSecrets(env);
+  issues.push(...secrets.issues);
   if (issues.length > 0) return { auth: null, issues };
   return {
     auth: {
       users: admin.value ? [admin.value, ...users.value] : users.value,
-      tokenSecret: secret.value,
+      tokenSecret: secrets.value.current,
+      previousTokenSecret: secrets.value.previous,
       tokenTtlSeconds: env.COORDINATOR_TOKEN_TTL_SECONDS,
       authenticateMemberApi: env.COORDINATOR_AUTHENTICATE_MEMBER_API ?? true,
+      loginFailuresPerClientPerMinute: env.COORDINATOR_LOGIN_FAILURES_PER_CLIENT_PER_MINUTE,
+      loginFailuresPerUserPerMinute: env.COORDINATOR_LOGIN_FAILURES_PER_USER_PER_MINUTE,
+      maxConcurrentPasswordHashes: env.COORDINATOR_MAX_CONCURRENT_PASSWORD_HASHES,
     },
     issues,
   };

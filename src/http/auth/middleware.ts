@@ -3,9 +3,11 @@
  * credentials and enforces the route's role. 401 and 403 carry empty bodies, as the reference.
  */
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv, Logger } from '../context.js';
+import type { AppEnv, ResolvedDeps } from '../context.js';
+import { errorResponse } from '../errors.js';
 import type { AuthConfig } from './auth-config.js';
 import type { Authenticator } from './authenticator.js';
+import { LoginRefusedError } from './login-throttle.js';
 import { requiredRole } from './required-role.js';
 import { grants } from './roles.js';
 
@@ -22,18 +24,40 @@ export function forbidden(): Response {
   return new Response(null, { status: 403 });
 }
 
-/** Sets `principal` (null in open mode and on role-free routes) or answers 401/403. */
+/** 429 for a password check refused unmade (too many failures, or too many checks at once). */
+export function loginRefused(e: LoginRefusedError): Response {
+  return errorResponse(429, e.code, e.message, { 'retry-after': String(e.retryAfterSeconds) });
+}
+
+/** `check()`, with a password check refused unmade as its 429 answer instead of a throw. */
+export async function refusalAsAnswer<T>(check: () => Promise<T>): Promise<T | Response> {
+  try {
+    return await check();
+  } catch (e) {
+    if (e instanceof LoginRefusedError) return loginRefused(e);
+    throw e;
+  }
+}
+
+/** Sets `principal` (null in open mode and on role-free routes) or answers 401/403 (429 when throttled). */
 export function authMiddleware(
   auth: AuthConfig | null,
   authenticator: Authenticator,
-  log: Logger,
+  deps: Pick<ResolvedDeps, 'log' | 'clientAddress'>,
 ): MiddlewareHandler<AppEnv> {
+  const { log } = deps;
   return async (c, next) => {
     c.set('principal', null);
     if (auth === null) return next();
     const required = requiredRole(c.req.method, c.req.path, auth.authenticateMemberApi);
     if (required === null) return next();
-    const principal = await authenticator.authenticate(c.req.header('authorization'), c.get('now'));
+    const header = c.req.header('authorization');
+    const client = deps.clientAddress(c);
+    const principal = await refusalAsAnswer(() => authenticator.authenticate(header, c.get('now'), client));
+    if (principal instanceof Response) {
+      log('warn', 'password check refused: throttled', { method: c.req.method, path: c.req.path });
+      return principal;
+    }
     // Never log the header or anything derived from it.
     if (principal === null) {
       log('debug', 'unauthenticated request refused', { method: c.req.method, path: c.req.path });
