@@ -87,7 +87,8 @@ export function createErrorHandler(log: Logger): ErrorHandler {
     if (isCoordinatorError(err)) {
       const fields = { method: c.req.method, path: c.req.path, code: err.code, status: err.status };
       if (err.status >= 500) log(err.code === 'INTERNAL_ERROR' ? 'error' : 'warn', err.message, fields);
-      else log('debug', err.message, fields);
+      // 429s are worth an operator's eye: throttled logins are how a password attack shows.
+      else log(err.status === 429 ? 'warn' : 'debug', err.message, fields);
       return coordinatorErrorResponse(err);
     }
     if (err instanceof HTTPException) {

@@ -100,6 +100,9 @@ function successContent(body: SuccessBody): Record<string, unknown> {
 
 const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } };
 
+/** What a refused password check answers (429, issue 13.3). */
+const LOGIN_REFUSALS: readonly ErrorCode[] = ['LOGIN_THROTTLED', 'AUTHENTICATION_BUSY'];
+
 function errorResponses(codes: readonly ErrorCode[]): Record<string, unknown> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(codes)) {
@@ -135,7 +138,10 @@ function operationObject(op: OperationSpec, metricsPublic: boolean): Record<stri
       description: op.success.description,
       content: successContent(op.success.body),
     },
-    ...errorResponses(op.errors),
+    // Any password check (Basic on a protected route, or a login) may be throttled.
+    ...errorResponses(
+      role !== null || op.path.endsWith('/auth/login') ? [...op.errors, ...LOGIN_REFUSALS] : op.errors,
+    ),
   };
   if (role !== null) {
     responses['401'] ??= {

@@ -80,7 +80,7 @@ export class Authenticator {
 
   /**
    * The principal behind an `Authorization` header value, or null. `client` is the caller's
-   * address (null when unknown). Throws `LoginRefusedError` when a password check is refused.
+   * address (null when unknown). Throws a 429 `CoordinatorError` when a password check is refused.
    */
   async authenticate(
     header: string | undefined,
@@ -93,7 +93,7 @@ export class Authenticator {
     return this.checkPassword(creds.username, creds.password, nowMs, client);
   }
 
-  /** The user for a username/password pair, or null; throws `LoginRefusedError` when throttled or busy. */
+  /** The user for a username/password pair, or null; throws a 429 `CoordinatorError` when throttled or busy. */
   async checkPassword(
     username: string,
     password: string,

@@ -8,6 +8,8 @@
  * `MAX_KEYS` in one window share an overflow bucket.
  */
 
+import { CoordinatorError } from '../../core/errors.js';
+
 const WINDOW_MS = 60_000;
 /** Distinct clients (or usernames) counted per window before the overflow bucket. */
 const MAX_KEYS = 10_000;
@@ -17,18 +19,19 @@ const TRUSTED_MS = 15 * 60_000;
 const MAX_TRUSTED = 10_000;
 const OVERFLOW = '\u0000overflow';
 
-/** Thrown when a password check is refused without being made; the answer is 429 with `Retry-After`. */
-export class LoginRefusedError extends Error {
-  constructor(
-    /** `LOGIN_THROTTLED` (too many failures) or `AUTHENTICATION_BUSY` (too many checks at once). */
-    readonly code: 'LOGIN_THROTTLED' | 'AUTHENTICATION_BUSY',
-    readonly retryAfterSeconds: number,
-  ) {
-    super(
-      code === 'LOGIN_THROTTLED' ? 'Too many failed logins; retry later' : 'Too many logins at once; retry',
-    );
-    this.name = 'LoginRefusedError';
-  }
+/**
+ * A password check refused without being made: 429 with `Retry-After` — `LOGIN_THROTTLED` (too
+ * many failures) or `AUTHENTICATION_BUSY` (too many checks at once).
+ */
+export function loginRefused(
+  code: 'LOGIN_THROTTLED' | 'AUTHENTICATION_BUSY',
+  retryAfterSeconds: number,
+): CoordinatorError {
+  const message =
+    code === 'LOGIN_THROTTLED'
+      ? 'Too many failed logins; retry later'
+      : 'Too many password checks at once; retry';
+  return new CoordinatorError(code, message, { details: { retryAfterSeconds } });
 }
 
 /** Failure counts of one window, bounded in size. */
@@ -80,13 +83,13 @@ export class LoginThrottle {
     this.byUser = new FailureWindow(limits.perUser);
   }
 
-  /** Throws `LoginRefusedError` when `client` (null = unknown) may not try `username` now. */
+  /** Throws `loginRefused(…)` when `client` (null = unknown) may not try `username` now. */
   check(client: string | null, username: string, nowMs: number): void {
     const clientWait = client === null ? null : this.byClient.refusal(client, nowMs);
-    if (clientWait !== null) throw new LoginRefusedError('LOGIN_THROTTLED', clientWait);
+    if (clientWait !== null) throw loginRefused('LOGIN_THROTTLED', clientWait);
     if (client !== null && (this.trusted.get(trustKey(client, username)) ?? 0) > nowMs) return;
     const userWait = this.byUser.refusal(username, nowMs);
-    if (userWait !== null) throw new LoginRefusedError('LOGIN_THROTTLED', userWait);
+    if (userWait !== null) throw loginRefused('LOGIN_THROTTLED', userWait);
   }
 
   /** A password check failed. */
@@ -118,9 +121,9 @@ export class ConcurrencyGate {
 
   constructor(private readonly limit: number) {}
 
-  /** Runs `work` when a slot is free; throws `LoginRefusedError('AUTHENTICATION_BUSY')` otherwise. */
+  /** Runs `work` when a slot is free; throws `loginRefused('AUTHENTICATION_BUSY', 1)` otherwise. */
   async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.running >= this.limit) throw new LoginRefusedError('AUTHENTICATION_BUSY', 1);
+    if (this.running >= this.limit) throw loginRefused('AUTHENTICATION_BUSY', 1);
     this.running++;
     try {
       return await work();

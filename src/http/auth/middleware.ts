@@ -4,10 +4,8 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, ResolvedDeps } from '../context.js';
-import { errorResponse } from '../errors.js';
 import type { AuthConfig } from './auth-config.js';
 import type { Authenticator } from './authenticator.js';
-import { LoginRefusedError } from './login-throttle.js';
 import { requiredRole } from './required-role.js';
 import { grants } from './roles.js';
 
@@ -24,21 +22,6 @@ export function forbidden(): Response {
   return new Response(null, { status: 403 });
 }
 
-/** 429 for a password check refused unmade (too many failures, or too many checks at once). */
-export function loginRefused(e: LoginRefusedError): Response {
-  return errorResponse(429, e.code, e.message, { 'retry-after': String(e.retryAfterSeconds) });
-}
-
-/** `check()`, with a password check refused unmade as its 429 answer instead of a throw. */
-export async function refusalAsAnswer<T>(check: () => Promise<T>): Promise<T | Response> {
-  try {
-    return await check();
-  } catch (e) {
-    if (e instanceof LoginRefusedError) return loginRefused(e);
-    throw e;
-  }
-}
-
 /** Sets `principal` (null in open mode and on role-free routes) or answers 401/403 (429 when throttled). */
 export function authMiddleware(
   auth: AuthConfig | null,
@@ -52,12 +35,8 @@ export function authMiddleware(
     const required = requiredRole(c.req.method, c.req.path, auth.authenticateMemberApi);
     if (required === null) return next();
     const header = c.req.header('authorization');
-    const client = deps.clientAddress(c);
-    const principal = await refusalAsAnswer(() => authenticator.authenticate(header, c.get('now'), client));
-    if (principal instanceof Response) {
-      log('warn', 'password check refused: throttled', { method: c.req.method, path: c.req.path });
-      return principal;
-    }
+    // A throttled password check throws its 429 (the app's error handler answers it).
+    const principal = await authenticator.authenticate(header, c.get('now'), deps.clientAddress(c));
     // Never log the header or anything derived from it.
     if (principal === null) {
       log('debug', 'unauthenticated request refused', { method: c.req.method, path: c.req.path });

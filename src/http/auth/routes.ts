@@ -13,7 +13,7 @@ import type { AppEnv, ResolvedDeps } from '../context.js';
 import { describeIssues, errorResponse, invalidRequest } from '../errors.js';
 import { readBodyBytes } from '../input.js';
 import type { Authenticator, Principal } from './authenticator.js';
-import { refusalAsAnswer, WWW_AUTHENTICATE } from './middleware.js';
+import { WWW_AUTHENTICATE } from './middleware.js';
 import { ROLES } from './roles.js';
 
 /** Who open mode's login token is issued to. */
@@ -59,21 +59,11 @@ export function authRoutes(deps: ResolvedDeps, authenticator: Authenticator, ope
     const now = c.get('now');
     const body = await readLoginBody(c, deps.config.maxBodyBytes);
     const client = deps.clientAddress(c);
-    let principal: Principal | null | Response;
+    let principal: Principal | null;
     if (open) principal = ANONYMOUS_PRINCIPAL;
     else if (body?.username != null && body.username.trim() !== '') {
-      const { username, password } = body;
-      principal = await refusalAsAnswer(() =>
-        authenticator.checkPassword(username, password ?? '', now, client),
-      );
-    } else {
-      const header = c.req.header('authorization');
-      principal = await refusalAsAnswer(() => authenticator.authenticate(header, now, client));
-    }
-    if (principal instanceof Response) {
-      deps.log('warn', 'login refused: throttled', { path: c.req.path });
-      return principal;
-    }
+      principal = await authenticator.checkPassword(body.username, body.password ?? '', now, client);
+    } else principal = await authenticator.authenticate(c.req.header('authorization'), now, client);
     if (principal === null) {
       deps.log('debug', 'login refused', { path: c.req.path });
       return loginFailed();
