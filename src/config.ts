@@ -97,6 +97,8 @@ export const configSchema = z
     COORDINATOR_ADMIN_PASSWORD_HASH: z.string().optional(),
     /** Comma-separated `user:password:ROLE|ROLE` (password may be a pbkdf2-sha256 hash). */
     COORDINATOR_USERS: z.string().optional(),
+    /** `user=stream|prefix*,…`: the streams each MEMBER-only user may heartbeat in. @default every stream */
+    COORDINATOR_MEMBER_STREAMS: z.string().optional(),
     /** HMAC key of bearer tokens; @default a random secret generated once and kept in Redis. */
     COORDINATOR_TOKEN_SECRET: z.string().optional(),
     /** The secret being rotated out: tokens it signed are still accepted, none is signed with it. */

@@ -214,3 +214,40 @@ describe('auth > tokens follow the configuration in force (13.10)', () => {
     }
   });
 });
+
+describe('auth > MEMBER credentials scoped to streams (13.12)', () => {
+  it('lets a scoped member heartbeat only in its streams, with Basic and with a token', async () => {
+    const inScope = uniquePrefix('orders-scoped');
+    const outOfScope = uniquePrefix('payments');
+    const s = makeAuthStack(backend, credentialsEnv({ COORDINATOR_MEMBER_STREAMS: 'member=t-orders-scoped-*|audit' }));
+    try {
+      for (const p of [inScope, outOfScope]) {
+        const created = await s.send('POST', `/coord/v1/streams/${p}`, {
+          authorization: basicFor('admin'),
+          body: { requestedBy: 'me', initialShardCount: 1 },
+        });
+        expect(created.status).toBe(201);
+      }
+      const token = `Bearer ${await tokenFor(s, 'member')}`;
+      for (const authorization of [basicFor('member'), token]) {
+        const beat = (p: string) =>
+          s.send('POST', `/coord/v1/streams/${p}/groups/${p}/members/m-1/heartbeat`, {
+            authorization,
+            body: heartbeatBody('m-1', p, { epoch: 0, mv: 0 }),
+          });
+        expect((await beat(inScope)).status).toBe(200);
+        const refused = await beat(outOfScope);
+        expect(refused.status).toBe(403);
+        expect(refused.text).toBe('');
+      }
+      // Nothing was registered in the stream outside the scope.
+      const group = await s.send('GET', `/coord/v1/streams/${outOfScope}/groups/${outOfScope}`, {
+        authorization: basicFor('admin'),
+      });
+      expect(group.status).toBe(200);
+      expect(JSON.stringify(group.json)).not.toContain('m-1');
+    } finally {
+      await s.close();
+    }
+  });
+});

@@ -101,6 +101,25 @@ describe('config > authentication', () => {
     },
   );
 
+  it('scopes MEMBER-only users to streams, and refuses scopes for unknown or broader users', () => {
+    const env = { COORDINATOR_ADMIN_PASSWORD: 'pw', COORDINATOR_USERS: 'm:pw:MEMBER,r:pw:READ|MEMBER' };
+    const auth = parseConfig({ ...env, COORDINATOR_MEMBER_STREAMS: 'm=orders|pay*' }).auth;
+    expect(auth?.users.find((u) => u.username === 'm')?.streams).toEqual(['orders', 'pay*']);
+    expect(auth?.users.find((u) => u.username === 'r')?.streams).toBeUndefined();
+    expect(configError({ ...env, COORDINATOR_MEMBER_STREAMS: 'r=orders' })).toMatch(
+      /entry #1: only users holding MEMBER alone/,
+    );
+    expect(configError({ ...env, COORDINATOR_MEMBER_STREAMS: 'm=orders,x=orders' })).toMatch(
+      /entry #2: names no configured user/,
+    );
+    expect(configError({ ...env, COORDINATOR_MEMBER_STREAMS: 'm=' })).toMatch(
+      /entry #1: expected user=stream/,
+    );
+    expect(configError({ ...env, COORDINATOR_MEMBER_STREAMS: 'm=*' })).toMatch(
+      /entry #1: expected user=stream/,
+    );
+  });
+
   it('accepts a previous secret next to the current one, and refuses it alone, equal or short', () => {
     const OTHER = 'previous-secret-0123456789';
     const auth = parseConfig({

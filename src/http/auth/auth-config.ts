@@ -4,6 +4,7 @@
  */
 import { parseStoredPassword, type StoredPassword } from './password.js';
 import { isRole, ROLES, type Role, sortRoles } from './roles.js';
+import { parseStreamScopes, type StreamScope } from './stream-scope.js';
 
 /** Token lifetime when COORDINATOR_TOKEN_TTL_SECONDS is not set: 7 days, as the reference. */
 export const DEFAULT_TOKEN_TTL_SECONDS = 604_800;
@@ -20,6 +21,8 @@ export interface ConfiguredUser {
   /** Sorted held roles. */
   roles: Role[];
   password: StoredPassword;
+  /** COORDINATOR_MEMBER_STREAMS: the streams this MEMBER-only user may act on. @default every stream */
+  streams?: StreamScope;
 }
 
 /** Authentication settings; `CoordinatorConfig.auth` is null in open mode. */
@@ -51,6 +54,7 @@ export interface AuthEnv {
   COORDINATOR_ADMIN_PASSWORD?: string | undefined;
   COORDINATOR_ADMIN_PASSWORD_HASH?: string | undefined;
   COORDINATOR_USERS?: string | undefined;
+  COORDINATOR_MEMBER_STREAMS?: string | undefined;
   COORDINATOR_TOKEN_SECRET?: string | undefined;
   COORDINATOR_TOKEN_SECRET_PREVIOUS?: string | undefined;
   COORDINATOR_TOKEN_TTL_SECONDS: number;
@@ -203,7 +207,11 @@ export function resolveAuthConfig(env: AuthEnv): { auth: AuthConfig | null; issu
 
   if (!anyCredentials) {
     // Settings that only make sense with credentials would silently do nothing: refuse them.
-    for (const path of ['COORDINATOR_TOKEN_SECRET', 'COORDINATOR_TOKEN_SECRET_PREVIOUS'] as const) {
+    for (const path of [
+      'COORDINATOR_TOKEN_SECRET',
+      'COORDINATOR_TOKEN_SECRET_PREVIOUS',
+      'COORDINATOR_MEMBER_STREAMS',
+    ] as const) {
       if (present(env[path])) issues.push({ path, message: 'is set but no credentials are configured' });
     }
     if (env.COORDINATOR_AUTHENTICATE_MEMBER_API === true) {
@@ -227,10 +235,16 @@ export function resolveAuthConfig(env: AuthEnv): { auth: AuthConfig | null; issu
   }
   const secrets = tokenSecrets(env);
   issues.push(...secrets.issues);
+  const scopes = parseStreamScopes(env.COORDINATOR_MEMBER_STREAMS, users.value);
+  issues.push(...scopes.issues);
   if (issues.length > 0) return { auth: null, issues };
+  const scoped = users.value.map((u) => {
+    const streams = scopes.value.get(u.username);
+    return streams === undefined ? u : { ...u, streams };
+  });
   return {
     auth: {
-      users: admin.value ? [admin.value, ...users.value] : users.value,
+      users: admin.value ? [admin.value, ...scoped] : scoped,
       tokenSecret: secrets.value.current,
       previousTokenSecret: secrets.value.previous,
       tokenTtlSeconds: env.COORDINATOR_TOKEN_TTL_SECONDS,

@@ -11,6 +11,7 @@ import { parseAuthorization } from './credentials.js';
 import { ConcurrencyGate, LoginThrottle, type LoginThrottleLimits } from './login-throttle.js';
 import { type StoredPassword, sha256, verifyPassword } from './password.js';
 import type { Role } from './roles.js';
+import type { StreamScope } from './stream-scope.js';
 import { decodeToken, encodeToken, importTokenKey } from './token.js';
 
 /** Who a request acts as. */
@@ -20,6 +21,8 @@ export interface Principal {
   roles: Role[];
   /** When the request authenticated with a token: its expiry (a renewal never extends it). */
   tokenExpiresAtSeconds?: number;
+  /** The streams the principal may act on (COORDINATOR_MEMBER_STREAMS). @default every stream */
+  streams?: StreamScope;
 }
 
 /** The login answer's data. */
@@ -121,8 +124,8 @@ export class Authenticator {
     // The configuration in force decides: a removed user's token stops working, a demoted one's shrinks.
     const user = this.users.get(claims.username);
     const roles = user === undefined ? [] : claims.roles.filter((r) => user.roles.includes(r));
-    if (roles.length === 0) return null;
-    return { username: claims.username, roles, tokenExpiresAtSeconds: claims.expiresAtSeconds };
+    if (user === undefined || roles.length === 0) return null;
+    return { ...principalOf(user), roles, tokenExpiresAtSeconds: claims.expiresAtSeconds };
   }
 
   /**
@@ -224,5 +227,7 @@ function decoyFor(users: readonly ConfiguredUser[]): StoredPassword {
 }
 
 function principalOf(user: ConfiguredUser): Principal {
-  return { username: user.username, roles: [...user.roles] };
+  const principal: Principal = { username: user.username, roles: [...user.roles] };
+  if (user.streams !== undefined) principal.streams = user.streams;
+  return principal;
 }

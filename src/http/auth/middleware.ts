@@ -8,6 +8,7 @@ import type { AuthConfig } from './auth-config.js';
 import type { Authenticator } from './authenticator.js';
 import { requiredRole } from './required-role.js';
 import { grants } from './roles.js';
+import { scopeAllows, streamOfPath } from './stream-scope.js';
 
 /** The challenge every 401 carries. */
 export const WWW_AUTHENTICATE = 'Basic realm="redis-stream-coordinator"';
@@ -50,6 +51,18 @@ export function authMiddleware(
         required,
       });
       return forbidden();
+    }
+    if (principal.streams !== undefined) {
+      // Deny by default: a scoped principal acts only on `/streams/{p}/…` of its own streams.
+      const stream = streamOfPath(c.req.path);
+      if (stream === null || !scopeAllows(principal.streams, stream)) {
+        log('debug', 'request refused: stream outside the principal scope', {
+          method: c.req.method,
+          path: c.req.path,
+          user: principal.username,
+        });
+        return forbidden();
+      }
     }
     c.set('principal', principal);
     await next();
