@@ -106,8 +106,8 @@ export const configSchema = z
     COORDINATOR_TOKEN_TTL_SECONDS: intIn(1, 366 * 86_400).default(DEFAULT_TOKEN_TTL_SECONDS),
     /** Heartbeats need MEMBER; @default true when credentials are configured. */
     COORDINATOR_AUTHENTICATE_MEMBER_API: bool.optional(),
-    /** Failed password checks per client per minute before 429 LOGIN_THROTTLED; 0 = off. @default 20 */
-    COORDINATOR_LOGIN_FAILURES_PER_CLIENT_PER_MINUTE: intIn(0, 1_000_000).default(20),
+    /** Failed password checks per client per minute before 429 LOGIN_THROTTLED; 0 = off. @default 30 */
+    COORDINATOR_LOGIN_FAILURES_PER_CLIENT_PER_MINUTE: intIn(0, 1_000_000).default(30),
     /** Failed password checks per username per minute before 429 (recently accepted clients exempt); 0 = off. @default 100 */
     COORDINATOR_LOGIN_FAILURES_PER_USER_PER_MINUTE: intIn(0, 1_000_000).default(100),
     /** PBKDF2 password derivations at once; more answer 429 AUTHENTICATION_BUSY at once. @default 2 */

@@ -43,10 +43,10 @@ describe('auth > failed logins are throttled (13.3)', () => {
     await Promise.all(stacks.splice(0).map((s) => s.close()));
   });
 
-  it('refuses a client with 429 LOGIN_THROTTLED and Retry-After after 20 failures a minute, even with the right password', async () => {
+  it('refuses a client with 429 LOGIN_THROTTLED and Retry-After after 30 failures a minute, even with the right password', async () => {
     const s = throttledStack();
     stacks.push(s);
-    for (let i = 0; i < 20; i++) expect((await loginAs(s, 'admin', `wrong-${i}`, 'c1')).status).toBe(401);
+    for (let i = 0; i < 30; i++) expect((await loginAs(s, 'admin', `wrong-${i}`, 'c1')).status).toBe(401);
     const refused = await loginAs(s, 'admin', PASSWORDS.admin, 'c1');
     expect(refused.status).toBe(429);
     expect(refused.json).toMatchObject({ errorCode: 'LOGIN_THROTTLED' });
@@ -219,7 +219,10 @@ describe('auth > MEMBER credentials scoped to streams (13.12)', () => {
   it('lets a scoped member heartbeat only in its streams, with Basic and with a token', async () => {
     const inScope = uniquePrefix('orders-scoped');
     const outOfScope = uniquePrefix('payments');
-    const s = makeAuthStack(backend, credentialsEnv({ COORDINATOR_MEMBER_STREAMS: 'member=t-orders-scoped-*|audit' }));
+    const s = makeAuthStack(
+      backend,
+      credentialsEnv({ COORDINATOR_MEMBER_STREAMS: 'member=t-orders-scoped-*|audit' }),
+    );
     try {
       for (const p of [inScope, outOfScope]) {
         const created = await s.send('POST', `/coord/v1/streams/${p}`, {

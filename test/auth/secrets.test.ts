@@ -100,7 +100,7 @@ describe('auth > node adapter', () => {
     await Promise.all(running.splice(0).map((r) => r.close()));
   });
 
-  it("throttles failed logins by the socket's peer address (429 after 20 failures from 127.0.0.1)", async () => {
+  it("throttles failed logins by the socket's peer address (429 after 30 failures from 127.0.0.1)", async () => {
     const config = parseConfig({
       ...credentialsEnv({ COORDINATOR_TOKEN_SECRET: TOKEN_SECRET }),
       PORT: '0',
@@ -115,10 +115,10 @@ describe('auth > node adapter', () => {
     running.push(server);
     const groups = `${server.url}/coord/v1/monitoring/groups`;
     const statuses: number[] = [];
-    for (let i = 0; i < 21; i++) {
+    for (let i = 0; i < 31; i++) {
       statuses.push((await fetch(groups, { headers: { authorization: basic(`user-${i}`, 'x') } })).status);
     }
-    expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(0, 30).every((s) => s === 401)).toBe(true);
     const last = await fetch(groups, { headers: { authorization: basicFor('reader') } });
     expect(last.status).toBe(429);
     expect(last.headers.get('retry-after')).toMatch(/^\d+$/);

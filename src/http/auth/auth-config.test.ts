@@ -37,7 +37,7 @@ describe('config > authentication', () => {
       previousTokenSecret: null,
       tokenTtlSeconds: 604800,
       authenticateMemberApi: true,
-      loginFailuresPerClientPerMinute: 20,
+      loginFailuresPerClientPerMinute: 30,
       loginFailuresPerUserPerMinute: 100,
       maxConcurrentPasswordHashes: 2,
     });

@@ -40,7 +40,7 @@ export interface AuthConfig {
   tokenTtlSeconds: number;
   /** Heartbeats need the MEMBER role. @default true */
   authenticateMemberApi: boolean;
-  /** Failed password checks one client may make per minute before 429; 0 = off. @default 20 */
+  /** Failed password checks one client may make per minute before 429; 0 = off. @default 30 */
   loginFailuresPerClientPerMinute: number;
   /** Failed password checks per username per minute (clients it recently accepted are exempt); 0 = off. @default 100 */
   loginFailuresPerUserPerMinute: number;
