@@ -120,6 +120,16 @@ describe('node adapter > configuration from env', () => {
     }
   });
 
+  it('takes the Node request timeout from COORDINATOR_REQUEST_TIMEOUT_MS (30000 by default), in plain milliseconds', () => {
+    expect(parseConfig({}).requestTimeoutMs).toBe(30_000);
+    expect(parseConfig({ COORDINATOR_REQUEST_TIMEOUT_MS: '1000' }).requestTimeoutMs).toBe(1000);
+    for (const bad of ['30s', '0', '100', '700000']) {
+      expect(configError({ COORDINATOR_REQUEST_TIMEOUT_MS: bad }).message).toContain(
+        'COORDINATOR_REQUEST_TIMEOUT_MS',
+      );
+    }
+  });
+
   it('reads durations with surrounding spaces', () => {
     expect(parseConfig({ COORDINATOR_MEMBER_LEASE_TTL_MS: ' 20000 ' }).memberLeaseTtlMs).toBe(20000);
   });
