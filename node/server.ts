@@ -51,11 +51,12 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   enforceOpenMode(config, log);
   const publicMetrics = metricsPublic(opts.env ?? process.env);
 
-  const client = createIoredisClient(
-    config.redisClusterNodes.length > 0
+  const client = createIoredisClient({
+    ...(config.redisClusterNodes.length > 0
       ? { clusterNodes: config.redisClusterNodes }
-      : { url: config.redisUrl },
-  );
+      : { url: config.redisUrl }),
+    commandTimeoutMs: config.redisCommandTimeoutMs,
+  });
   // Without a listener ioredis prints every connection error's stack to stderr, on every retry.
   const redisError = redisErrorLogger(log);
   client.on('error', redisError);

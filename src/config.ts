@@ -94,6 +94,12 @@ export const configSchema = z
      * the server answers 408 and closes the connection, so stalled uploads cannot pile up.
      */
     COORDINATOR_REQUEST_TIMEOUT_MS: msIn(500, 600_000).default(30_000),
+    /**
+     * Node: longest wait for one Redis reply; past it the command fails and the request answers
+     * 503 REDIS_UNAVAILABLE (a Redis that accepts connections but stops answering would otherwise
+     * hold requests forever). The coordinator sends no blocking commands, so no reply is due later.
+     */
+    COORDINATOR_REDIS_COMMAND_TIMEOUT_MS: msIn(100, 600_000).default(5000),
     /** Admin principal (all roles); @default 'admin' when a password or hash is set. */
     COORDINATOR_ADMIN_USERNAME: z.string().optional(),
     /** Plaintext admin password. No default: without credentials the service runs open. */
@@ -166,6 +172,8 @@ export interface CoordinatorConfig {
   lockTtlMs: number;
   /** Node: longest time to receive a whole request before answering 408. */
   requestTimeoutMs: number;
+  /** Node: longest wait for one Redis reply before the command fails (→ 503 REDIS_UNAVAILABLE). */
+  redisCommandTimeoutMs: number;
   /** Credentials, token and member-auth settings; null = open mode (no credentials). */
   auth: AuthConfig | null;
   /** COORDINATOR_OPEN_MODE: open mode was asked for explicitly (the Worker requires it). */
@@ -222,6 +230,7 @@ export function parseConfig(env: Record<string, string | undefined>): Coordinato
     lockWaitMs: c.COORDINATOR_LOCK_WAIT_MS,
     lockTtlMs: c.COORDINATOR_LOCK_TTL_MS,
     requestTimeoutMs: c.COORDINATOR_REQUEST_TIMEOUT_MS,
+    redisCommandTimeoutMs: c.COORDINATOR_REDIS_COMMAND_TIMEOUT_MS,
     auth: resolveAuthConfig(c).auth,
     explicitOpenMode: c.COORDINATOR_OPEN_MODE,
     rateLimitAdminMutationsPerMinute: c.COORDINATOR_RATE_LIMIT_ADMIN_MUTATIONS_PER_MINUTE,

@@ -120,12 +120,22 @@ describe('node adapter > configuration from env', () => {
     }
   });
 
-  it('takes the Node request timeout from COORDINATOR_REQUEST_TIMEOUT_MS (30000 by default), in plain milliseconds', () => {
+  it('takes the Node request timeout (30000) and the Redis command timeout (5000), in plain milliseconds', () => {
     expect(parseConfig({}).requestTimeoutMs).toBe(30_000);
-    expect(parseConfig({ COORDINATOR_REQUEST_TIMEOUT_MS: '1000' }).requestTimeoutMs).toBe(1000);
+    expect(parseConfig({}).redisCommandTimeoutMs).toBe(5000);
+    const set = parseConfig({
+      COORDINATOR_REQUEST_TIMEOUT_MS: '1000',
+      COORDINATOR_REDIS_COMMAND_TIMEOUT_MS: '250',
+    });
+    expect([set.requestTimeoutMs, set.redisCommandTimeoutMs]).toEqual([1000, 250]);
     for (const bad of ['30s', '0', '100', '700000']) {
       expect(configError({ COORDINATOR_REQUEST_TIMEOUT_MS: bad }).message).toContain(
         'COORDINATOR_REQUEST_TIMEOUT_MS',
+      );
+    }
+    for (const bad of ['5s', '0', '50', '700000']) {
+      expect(configError({ COORDINATOR_REDIS_COMMAND_TIMEOUT_MS: bad }).message).toContain(
+        'COORDINATOR_REDIS_COMMAND_TIMEOUT_MS',
       );
     }
   });

@@ -1,11 +1,14 @@
 /**
  * Nothing holds the Node server forever: a client that stalls its headers or body is answered
- * 408 and cut off after COORDINATOR_REQUEST_TIMEOUT_MS.
+ * 408 and cut off after COORDINATOR_REQUEST_TIMEOUT_MS, and a Redis that accepts connections but
+ * stops answering (SIGSTOP) turns requests into 503 REDIS_UNAVAILABLE after
+ * COORDINATOR_REDIS_COMMAND_TIMEOUT_MS instead of leaving them hanging.
  */
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { type RunningServer, startServer } from '../../node/server.js';
 import { parseConfig } from '../../src/config.js';
+import { type OutageRedis, startOutageRedis } from '../consumer/outage-support.js';
 import { uniquePrefix } from '../support/redis.js';
 
 /** Far above the configured timeouts (1 s), far below the 300 s Node allows by default. */
@@ -13,9 +16,13 @@ const BOUND_MS = 10_000;
 
 const running: RunningServer[] = [];
 const sockets: Socket[] = [];
+const redises: OutageRedis[] = [];
 afterEach(async () => {
   for (const s of sockets.splice(0)) s.destroy();
+  // Thawed first: closing a server quits its Redis connection, which a frozen Redis never answers.
+  for (const r of redises) r.thaw();
   await Promise.all(running.splice(0).map((s) => s.close()));
+  for (const r of redises.splice(0)) await r.stop();
 });
 
 async function start(env: Record<string, string>): Promise<RunningServer> {
@@ -75,5 +82,37 @@ describe('node adapter > request timeouts', () => {
     await vi.waitFor(() => expect(server.inFlight()).toBe(0), { timeout: BOUND_MS });
     // Requests that arrive in time are served as before.
     expect((await fetch(`${server.url}/actuator/health`)).status).toBe(200);
+  });
+});
+
+describe('node adapter > frozen Redis', () => {
+  it('answers 503 REDIS_UNAVAILABLE once a command outlasts the command timeout, and recovers', async () => {
+    const redis = await startOutageRedis();
+    redises.push(redis);
+    const server = await start({ REDIS_URL: redis.url, COORDINATOR_REDIS_COMMAND_TIMEOUT_MS: '1000' });
+    const p = uniquePrefix('orders');
+    const created = await fetch(`${server.url}/coord/v1/streams/${p}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ initialShardCount: 2, requestedBy: 'test' }),
+    });
+    expect(created.status).toBe(201);
+    const routing = `${server.url}/coord/v1/streams/${p}/groups/${p}/producer-routing`;
+
+    redis.freeze();
+    const started = Date.now();
+    const res = await fetch(routing, { signal: AbortSignal.timeout(BOUND_MS) });
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({
+      errorCode: 'REDIS_UNAVAILABLE',
+      message: 'Redis did not answer in time',
+    });
+    expect(Date.now() - started).toBeLessThan(BOUND_MS);
+
+    redis.thaw();
+    await vi.waitFor(
+      async () => expect((await fetch(routing, { signal: AbortSignal.timeout(BOUND_MS) })).status).toBe(200),
+      { timeout: BOUND_MS, interval: 200 },
+    );
   });
 });
