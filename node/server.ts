@@ -3,7 +3,7 @@
  * interval sweep, and a graceful close (terminating mode → drain → close the store).
  */
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import type { Server, ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
@@ -52,11 +52,12 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   enforceOpenMode(config, log);
   const publicMetrics = metricsPublic(opts.env ?? process.env);
 
-  const client = createIoredisClient(
-    config.redisClusterNodes.length > 0
+  const client = createIoredisClient({
+    ...(config.redisClusterNodes.length > 0
       ? { clusterNodes: config.redisClusterNodes }
-      : { url: config.redisUrl },
-  );
+      : { url: config.redisUrl }),
+    commandTimeoutMs: config.redisCommandTimeoutMs,
+  });
   // Without a listener ioredis prints every connection error's stack to stderr, on every retry.
   const redisError = redisErrorLogger(log);
   client.on('error', redisError);
@@ -88,6 +89,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   const server = createAdaptorServer({
     hostname: config.host,
     fetch: (req, env) => inFlight.track(() => app.fetch(req, env)),
+    serverOptions: httpTimeouts(config.requestTimeoutMs),
   }) as Server;
   try {
     await listen(server, config.port, config.host);
@@ -205,6 +207,22 @@ export function redisErrorLogger(
     });
     last = t;
     suppressed = 0;
+  };
+}
+
+/**
+ * Node's request timeouts for COORDINATOR_REQUEST_TIMEOUT_MS. Node checks them only every
+ * `connectionsCheckingInterval` (30 s by default, which alone let stalled bodies live for minutes),
+ * so the check runs four times per timeout, at most once a second. Headers get the same limit
+ * (Node refuses a headers timeout above the request timeout); idle keep-alive connections close
+ * after Node's usual 5 s.
+ */
+export function httpTimeouts(requestTimeoutMs: number): ServerOptions {
+  return {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: requestTimeoutMs,
+    keepAliveTimeout: 5000,
+    connectionsCheckingInterval: Math.min(1000, Math.max(100, Math.floor(requestTimeoutMs / 4))),
   };
 }
 

@@ -6,24 +6,22 @@
  *
  * Credentials: every COORDINATOR_* variable of this shell is passed on as a var; when none of
  * the credential variables is set, COORDINATOR_OPEN_MODE=true is passed (the Worker is only
- * reachable on 127.0.0.1). Port: PORT (default 8787).
+ * reachable on 127.0.0.1). The vars travel in an owner-only env file outside the working tree
+ * (`--env-file`), removed on exit, never as `--var` arguments. Port: PORT (default 8787).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { findOnPath, type PrivateRedis, startPrivateRedis } from '../node/private-redis.js';
 import { startUpstashBridge, type UpstashBridge } from '../test/support/upstash-bridge.js';
+import { type DevVarsFile, workerVars, wranglerDevArgs, writeDevVars } from './dev-worker-vars.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const CREDENTIAL_VARS = [
-  'COORDINATOR_ADMIN_PASSWORD',
-  'COORDINATOR_ADMIN_PASSWORD_HASH',
-  'COORDINATOR_USERS',
-];
 const port = process.env.PORT ?? '8787';
 
 let redis: PrivateRedis | null = null;
 let bridge: UpstashBridge | null = null;
 let wrangler: ChildProcess | null = null;
+let varsFile: DevVarsFile | null = null;
 let stopping = false;
 
 function say(line: string): void {
@@ -41,6 +39,7 @@ async function stop(code: number): Promise<void> {
       // already gone
     }
   }
+  await varsFile?.remove().catch(() => undefined);
   await bridge?.close().catch(() => undefined);
   await redis?.stop().catch(() => undefined);
   process.exit(code);
@@ -54,17 +53,10 @@ async function main(): Promise<void> {
   bridge = await startUpstashBridge({ redisUrl: redis.url });
   say(`Upstash REST bridge on ${bridge.url}`);
 
-  const vars: Record<string, string> = {
-    UPSTASH_REDIS_REST_URL: bridge.url,
-    UPSTASH_REDIS_REST_TOKEN: bridge.token,
-  };
-  for (const [k, v] of Object.entries(process.env)) if (k.startsWith('COORDINATOR_') && v) vars[k] = v;
-  if (!CREDENTIAL_VARS.some((k) => process.env[k])) {
-    vars.COORDINATOR_OPEN_MODE = 'true';
-    say('no credentials in the environment: COORDINATOR_OPEN_MODE=true (loopback only)');
-  }
-  const args = ['dev', '--ip', '127.0.0.1', '--port', port, '--test-scheduled'];
-  for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
+  const { vars, openMode } = workerVars(process.env, bridge);
+  if (openMode) say('no credentials in the environment: COORDINATOR_OPEN_MODE=true (loopback only)');
+  varsFile = await writeDevVars(vars);
+  const args = wranglerDevArgs({ port, envFile: varsFile.path });
   wrangler = spawn(`${ROOT}node_modules/.bin/wrangler`, args, {
     cwd: ROOT,
     stdio: 'inherit',
@@ -81,6 +73,8 @@ async function main(): Promise<void> {
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stop(0));
+// However the process ends, the env file with the credentials goes with it.
+process.on('exit', () => varsFile?.removeNow());
 main().catch((err) => {
   process.stderr.write(`[dev:worker] ${err instanceof Error ? err.message : String(err)}\n`);
   void stop(1);

@@ -89,6 +89,17 @@ export const configSchema = z
      * holder that dies (SIGKILL, lost host) blocks the stream's stream-wide changes this long.
      */
     COORDINATOR_LOCK_TTL_MS: msIn(300, 60_000).default(2000),
+    /**
+     * Node: longest time a client may take to send a whole request (headers and body); past it
+     * the server answers 408 and closes the connection, so stalled uploads cannot pile up.
+     */
+    COORDINATOR_REQUEST_TIMEOUT_MS: msIn(500, 600_000).default(30_000),
+    /**
+     * Node: longest wait for one Redis reply; past it the command fails and the request answers
+     * 503 REDIS_UNAVAILABLE (a Redis that accepts connections but stops answering would otherwise
+     * hold requests forever). The coordinator sends no blocking commands, so no reply is due later.
+     */
+    COORDINATOR_REDIS_COMMAND_TIMEOUT_MS: msIn(100, 600_000).default(5000),
     /** Admin principal (all roles); @default 'admin' when a password or hash is set. */
     COORDINATOR_ADMIN_USERNAME: z.string().optional(),
     /** Plaintext admin password. No default: without credentials the service runs open. */
@@ -169,6 +180,10 @@ export interface CoordinatorConfig {
   lockWaitMs: number;
   /** Lease of a stream's mutex (renewed while held; how long a dead holder blocks the stream). */
   lockTtlMs: number;
+  /** Node: longest time to receive a whole request before answering 408. */
+  requestTimeoutMs: number;
+  /** Node: longest wait for one Redis reply before the command fails (→ 503 REDIS_UNAVAILABLE). */
+  redisCommandTimeoutMs: number;
   /** Credentials, token and member-auth settings; null = open mode (no credentials). */
   auth: AuthConfig | null;
   /** COORDINATOR_OPEN_MODE: open mode was asked for explicitly (the Worker requires it). */
@@ -224,6 +239,8 @@ export function parseConfig(env: Record<string, string | undefined>): Coordinato
     maxBodyBytes: c.COORDINATOR_MAX_BODY_BYTES,
     lockWaitMs: c.COORDINATOR_LOCK_WAIT_MS,
     lockTtlMs: c.COORDINATOR_LOCK_TTL_MS,
+    requestTimeoutMs: c.COORDINATOR_REQUEST_TIMEOUT_MS,
+    redisCommandTimeoutMs: c.COORDINATOR_REDIS_COMMAND_TIMEOUT_MS,
     auth: resolveAuthConfig(c).auth,
     explicitOpenMode: c.COORDINATOR_OPEN_MODE,
     rateLimitAdminMutationsPerMinute: c.COORDINATOR_RATE_LIMIT_ADMIN_MUTATIONS_PER_MINUTE,

@@ -9,6 +9,7 @@ import { GROUPS_JS } from './script-groups.js';
 import { MEMBERS_JS } from './script-members.js';
 import { MESSAGES_JS } from './script-messages.js';
 import { MIGRATION_JS } from './script-migration.js';
+import { SESSION_JS } from './script-session.js';
 import { SHARDS_JS } from './script-shards.js';
 import { BOOT_JS, SHELL_JS } from './script-shell.js';
 import { CONSOLE_CSS } from './style.js';
@@ -22,6 +23,7 @@ export const CONSOLE_JS = [
   "'use strict';",
   CORE_JS,
   SHELL_JS,
+  SESSION_JS,
   GROUPS_JS,
   SHARDS_JS,
   MEMBERS_JS,

@@ -39,15 +39,28 @@ function getToken() { return loadItem(TOKEN_KEY); }
 function setToken(token) { saveItem(TOKEN_KEY, token); }
 function clearToken() { saveItem(TOKEN_KEY, null); }
 
-// Non-interactive runs open /console#token=...; the token moves to sessionStorage and leaves the
-// address bar, so it is neither kept in history nor visible in screenshots.
+// A #token= the tab did not take because it has a session already: it waits, in this variable
+// only, for the user to switch to it or drop it (script-session's offer).
+var offeredToken = null;
+
+// Non-interactive runs open /console#token=...; the token leaves the address bar at once, so it
+// is neither kept in history nor visible in screenshots. A tab without a session takes it; a tab
+// with one keeps its own and only offers the link's, since a crafted link must not silently make
+// the user act as someone else. True when the stored token changed.
 function takeFragmentToken() {
   var hash = location.hash.replace(/^#/, '');
-  if (!hash) return;
+  if (!hash) return false;
   var token = new URLSearchParams(hash).get('token');
-  if (!token) return;
-  setToken(token);
+  if (!token) return false;
   history.replaceState(history.state, '', location.pathname + location.search);
+  var current = getToken();
+  if (current === token) return false;
+  if (current) {
+    offeredToken = token;
+    return false;
+  }
+  setToken(token);
+  return true;
 }
 
 function append(el, children) {
@@ -202,9 +215,10 @@ function describeError(e) {
 }
 
 // Every API call: Bearer token when there is one, JSON both ways, errors as {status, code, message}.
-async function api(method, path, body) {
+// asToken: call with that token instead of the session's (to look at an offered one).
+async function api(method, path, body, asToken) {
   var headers = { accept: 'application/json' };
-  var token = getToken();
+  var token = asToken === undefined ? getToken() : asToken;
   if (token) headers.authorization = 'Bearer ' + token;
   // credentials 'omit': the API answers 401 with a Basic challenge, and a request that may send
   // credentials would make the browser pop up its own login dialog instead of returning the 401.

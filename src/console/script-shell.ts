@@ -285,4 +285,5 @@ export const BOOT_JS = `
 takeFragmentToken();
 app.paused = loadItem(PAUSED_KEY) === '1';
 render();
+showSessionOffer();
 `;

@@ -69,6 +69,13 @@ section.panel .panel-body.flush { padding: 0; }
 .alert { border-radius: 6px; padding: 10px 12px; margin: 0 0 14px; background: var(--bad-bg); color: var(--bad); }
 .alert.warn { background: var(--warn-bg); color: var(--warn); }
 .alert.ok { background: var(--ok-bg); color: var(--ok); }
+/* The offer of a link's session: between the header and the page, aligned with main's content. */
+.offer {
+  display: flex; flex-wrap: wrap; align-items: center; gap: 8px 14px;
+  margin: 16px max(24px, calc((100% - 1432px) / 2)) 0;
+}
+.offer p { margin: 0; flex: 1 1 320px; }
+.offer-actions { display: flex; flex-wrap: wrap; gap: 8px; }
 
 .table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; }

@@ -5,6 +5,7 @@
  * groups' counter bumps; the bumped groups' assignment rounds follow.
  */
 import type { MigrationsOverview, RollbackInput, ScaleInput, StreamScaleResult } from '../coordinator-api.js';
+import { own } from '../core/dict.js';
 import { drainVerdict, type RetireOutcome, type ShardReading } from '../core/drain-evidence.js';
 import { CoordinatorError } from '../core/errors.js';
 import type { Migration, StreamDoc } from '../core/model.js';
@@ -70,7 +71,7 @@ export async function scale(
     'all',
     criticalOptions(ctx, ctx.config.lockWaitMs),
     async (s) => {
-      if (!s || s.stream.groups.length === 0 || (group !== null && !s.groups[group])) throw missing();
+      if (!s || s.stream.groups.length === 0 || (group !== null && !own(s.groups, group))) throw missing();
       const before: StreamState = { stream: s.stream, groups: s.groups };
       const d = requestScale(before, { targetShardCount: target, reshardingId: newReshardingId() }, now);
       // Under the mutex, before anything is written: a new shard never adopts an existing key.
@@ -127,7 +128,7 @@ export async function rollback(
     'all',
     criticalOptions(ctx, ctx.config.lockWaitMs),
     async (s): Promise<Decision<Migration>> => {
-      if (!s?.groups[group]) throw groupNotFound(prefix, group);
+      if (!s || !own(s.groups, group)) throw groupNotFound(prefix, group);
       const before: StreamState = { stream: s.stream, groups: s.groups };
       const m = s.stream.migrations.find((x) => x.reshardingId === reshardingId);
       if (!m) throw migrationNotFound(prefix, reshardingId);
@@ -153,7 +154,7 @@ export async function migrationsOverview(
 ): Promise<MigrationsOverview> {
   checkNames(prefix, group);
   const s = await readStream(ctx, prefix, 'all');
-  if (!s?.groups[group]) throw groupNotFound(prefix, group);
+  if (!s || !own(s.groups, group)) throw groupNotFound(prefix, group);
   const now = ctx.now();
   const { stream } = s;
   const active = activeMigrationOf(stream);

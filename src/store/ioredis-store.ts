@@ -28,7 +28,18 @@ export interface IoredisClientOptions {
   url?: string;
   /** `host:port` seeds; when non-empty the client runs in Cluster mode. */
   clusterNodes?: string[];
+  /**
+   * Longest wait for one reply, ms (ioredis `commandTimeout`, counted from when the command is
+   * issued, so a wait in the offline queue counts too). A Redis that keeps the connection open but
+   * stops answering (SIGSTOP, a stalled host) would otherwise hold a request forever; the command
+   * then fails like a lost reply and answers 503 REDIS_UNAVAILABLE. Never below the longest command
+   * the coordinator sends: it sends no blocking ones. @default 5000
+   */
+  commandTimeoutMs?: number;
 }
+
+/** Default of `IoredisClientOptions.commandTimeoutMs` (and of COORDINATOR_REDIS_COMMAND_TIMEOUT_MS). */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 5000;
 
 /**
  * Delay before reconnect attempt `times` (1-based), ms. ioredis's default grows to 5 s (Cluster:
@@ -54,15 +65,20 @@ const CONNECTION_DEFAULTS = {
 
 /** Creates the ioredis client the Node service uses (standalone or Cluster). */
 export function createIoredisClient(opts: IoredisClientOptions): Redis | Cluster {
+  const commandTimeout = opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   if (opts.clusterNodes && opts.clusterNodes.length > 0) {
     const nodes = opts.clusterNodes.map((hp) => {
       const i = hp.lastIndexOf(':');
       return { host: hp.slice(0, i), port: Number(hp.slice(i + 1)) };
     });
     const { enableAutoPipelining, retryStrategy, ...redisOptions } = CONNECTION_DEFAULTS;
-    return new Cluster(nodes, { enableAutoPipelining, clusterRetryStrategy: retryStrategy, redisOptions });
+    return new Cluster(nodes, {
+      enableAutoPipelining,
+      clusterRetryStrategy: retryStrategy,
+      redisOptions: { ...redisOptions, commandTimeout },
+    });
   }
-  return new Redis(opts.url ?? 'redis://127.0.0.1:6379', { ...CONNECTION_DEFAULTS });
+  return new Redis(opts.url ?? 'redis://127.0.0.1:6379', { ...CONNECTION_DEFAULTS, commandTimeout });
 }
 
 // Redis answers with these while it cannot serve (failover, loading, busy script, resharding).
@@ -100,8 +116,15 @@ export function redisFailure(err: unknown): CoordinatorError {
       cause: err,
     });
   }
+  if (err instanceof Error && err.message === COMMAND_TIMED_OUT) {
+    // The command may still have run: a commit is then in doubt, as after a lost reply.
+    return new CoordinatorError('REDIS_UNAVAILABLE', 'Redis did not answer in time', { cause: err });
+  }
   return new CoordinatorError('REDIS_UNAVAILABLE', 'Redis is unavailable', { cause: err });
 }
+
+/** What ioredis rejects a command with once `commandTimeout` has passed. */
+const COMMAND_TIMED_OUT = 'Command timed out';
 
 /** Store implementation over one ioredis client (standalone or Cluster). */
 export class IoredisStore extends ScriptStore implements Store, Required<ShardOps> {

@@ -120,6 +120,26 @@ describe('node adapter > configuration from env', () => {
     }
   });
 
+  it('takes the Node request timeout (30000) and the Redis command timeout (5000), in plain milliseconds', () => {
+    expect(parseConfig({}).requestTimeoutMs).toBe(30_000);
+    expect(parseConfig({}).redisCommandTimeoutMs).toBe(5000);
+    const set = parseConfig({
+      COORDINATOR_REQUEST_TIMEOUT_MS: '1000',
+      COORDINATOR_REDIS_COMMAND_TIMEOUT_MS: '250',
+    });
+    expect([set.requestTimeoutMs, set.redisCommandTimeoutMs]).toEqual([1000, 250]);
+    for (const bad of ['30s', '0', '100', '700000']) {
+      expect(configError({ COORDINATOR_REQUEST_TIMEOUT_MS: bad }).message).toContain(
+        'COORDINATOR_REQUEST_TIMEOUT_MS',
+      );
+    }
+    for (const bad of ['5s', '0', '50', '700000']) {
+      expect(configError({ COORDINATOR_REDIS_COMMAND_TIMEOUT_MS: bad }).message).toContain(
+        'COORDINATOR_REDIS_COMMAND_TIMEOUT_MS',
+      );
+    }
+  });
+
   it('reads durations with surrounding spaces', () => {
     expect(parseConfig({ COORDINATOR_MEMBER_LEASE_TTL_MS: ' 20000 ' }).memberLeaseTtlMs).toBe(20000);
   });
