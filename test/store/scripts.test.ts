@@ -23,6 +23,7 @@ const PINNED: Record<string, string> = {
   'shard-evidence': 'a1f98b9719c68ccbdf348a692ef8a5fcf942f538',
   'retire-shard': 'ab0f29891f1ab99ba8434834b96b49784957a306',
   'provision-existing': 'c0b8976c972c6bf74c5263496c39487442caeb7b',
+  'register-stream': '02a1589508dc472833d39721b18e45f3995c7e2a',
 };
 
 const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');

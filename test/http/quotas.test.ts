@@ -1,0 +1,75 @@
+/**
+ * Quotas (issue 13 point 12) over HTTP against real Redis (standalone and 6-node Cluster): a
+ * create beyond COORDINATOR_MAX_STREAMS or COORDINATOR_MAX_GROUPS_PER_STREAM, and a join beyond
+ * COORDINATOR_MAX_MEMBERS_PER_GROUP, answer 409 with their own code and write nothing; members
+ * already in the group keep heartbeating as before.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { shardKey, streamKeys } from '../../src/store/keys.js';
+import { backends, uniquePrefix } from '../support/redis.js';
+import { makeStack, type Stack, type TestResponse } from '../support/stack.js';
+
+const meta = { requestedBy: 'quota-test' };
+
+describe.each(backends)('quotas ($name)', (backend) => {
+  const stacks: Stack[] = [];
+  afterEach(async () => {
+    for (const s of stacks.splice(0)) await s.close();
+  });
+  const stackOf = (config: Record<string, string>) => {
+    const s = makeStack(backend, { config });
+    stacks.push(s);
+    return s;
+  };
+  const createStream = (stack: Stack, p: string, group?: string) =>
+    stack.call('POST', `/coord/v1/streams/${p}`, { initialShardCount: 2, consumerGroup: group, ...meta });
+  const createGroup = (stack: Stack, p: string, g: string) =>
+    stack.call('POST', `/coord/v1/streams/${p}/groups/${g}`, meta);
+  /** Everything the coordinator keeps of stream `p`, and whether its shard keys exist. */
+  const traces = async (stack: Stack, p: string) => ({
+    listed: (await stack.store.listStreams()).includes(p),
+    stream: await stack.redis.exists(streamKeys(stack.config.keyPrefix, p).stream),
+    shards: await stack.redis.exists(shardKey(p, 0)),
+  });
+  const refused = (res: TestResponse, code: string) => {
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ status: 'CONFLICT', errorCode: code });
+  };
+
+  describe('COORDINATOR_MAX_STREAMS', () => {
+    it('refuses a stream beyond the limit (either create route) with 409 STREAM_LIMIT_REACHED, writing nothing', async () => {
+      const stack = stackOf({ COORDINATOR_MAX_STREAMS: '2' });
+      const [a, b, c] = [uniquePrefix('qa'), uniquePrefix('qb'), uniquePrefix('qc')];
+      expect((await createStream(stack, a)).status).toBe(201);
+      expect((await createGroup(stack, b, 'g')).status).toBe(201);
+
+      const byStream = await createStream(stack, c);
+      refused(byStream, 'STREAM_LIMIT_REACHED');
+      expect(byStream.body.message).toContain('COORDINATOR_MAX_STREAMS');
+      refused(await createGroup(stack, c, 'g'), 'STREAM_LIMIT_REACHED');
+      expect(await traces(stack, c)).toEqual({ listed: false, stream: 0, shards: 0 });
+      expect((await stack.call('GET', `/coord/v1/streams/${c}/groups/${c}`)).status).toBe(404);
+
+      // The limit counts streams that exist: an existing one is still "already exists", and a
+      // deleted stream makes room again.
+      refused(await createStream(stack, a), 'STREAM_PREFIX_ALREADY_EXISTS');
+      const del = await stack.call('DELETE', `/coord/v1/streams/${a}/groups/${a}`, {
+        ...meta,
+        reason: 'make room',
+      });
+      expect(del.status).toBe(200);
+      expect((await createStream(stack, c)).status).toBe(201);
+      expect(await stack.store.listStreams()).toEqual([b, c].sort());
+    });
+
+    it('keeps the limit under concurrent creates of different streams', async () => {
+      const stack = stackOf({ COORDINATOR_MAX_STREAMS: '3', COORDINATOR_PROVISIONING: 'false' });
+      const prefixes = Array.from({ length: 8 }, (_, i) => uniquePrefix(`qr${i}`));
+      const answers = await Promise.all(prefixes.map((p) => createStream(stack, p)));
+      const created = prefixes.filter((_, i) => answers[i]!.status === 201);
+      expect(created).toHaveLength(3);
+      for (const res of answers.filter((r) => r.status !== 201)) refused(res, 'STREAM_LIMIT_REACHED');
+      expect(await stack.store.listStreams()).toEqual(created.sort());
+    });
+  });
+});
