@@ -5,7 +5,7 @@
  * already in the group keep heartbeating as before.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { shardKey, streamKeys } from '../../src/store/keys.js';
+import { groupKeys, shardKey, streamKeys } from '../../src/store/keys.js';
 import { backends, uniquePrefix } from '../support/redis.js';
 import { makeStack, type Stack, type TestResponse } from '../support/stack.js';
 
@@ -70,6 +70,34 @@ describe.each(backends)('quotas ($name)', (backend) => {
       expect(created).toHaveLength(3);
       for (const res of answers.filter((r) => r.status !== 201)) refused(res, 'STREAM_LIMIT_REACHED');
       expect(await stack.store.listStreams()).toEqual(created.sort());
+    });
+  });
+
+  describe('COORDINATOR_MAX_GROUPS_PER_STREAM', () => {
+    it('refuses a group beyond the limit with 409 GROUP_LIMIT_REACHED, before provisioning it', async () => {
+      const stack = stackOf({ COORDINATOR_MAX_GROUPS_PER_STREAM: '2' });
+      const p = uniquePrefix('qg');
+      expect((await createStream(stack, p, 'g1')).status).toBe(201);
+      expect((await createGroup(stack, p, 'g2')).status).toBe(201);
+      const before = await stack.redis.hgetall(streamKeys(stack.config.keyPrefix, p).stream);
+
+      const res = await createGroup(stack, p, 'g3');
+      refused(res, 'GROUP_LIMIT_REACHED');
+      expect(res.body.message).toContain('COORDINATOR_MAX_GROUPS_PER_STREAM');
+      expect(await stack.redis.hgetall(streamKeys(stack.config.keyPrefix, p).stream)).toEqual(before);
+      expect(await stack.redis.exists(groupKeys(stack.config.keyPrefix, p, 'g3').header)).toBe(0);
+      const onShard = (await stack.redis.xinfo('GROUPS', shardKey(p, 0))) as unknown[][];
+      expect(onShard.map((g) => g[1])).toEqual(['g1', 'g2']);
+      expect((await stack.call('GET', `/coord/v1/streams/${p}/groups/g3`)).status).toBe(404);
+      // An existing group is still "already exists".
+      refused(await createGroup(stack, p, 'g2'), 'GROUP_ALREADY_EXISTS');
+    });
+
+    it('lets a stream be created with its first group at a limit of one, and refuses the second', async () => {
+      const stack = stackOf({ COORDINATOR_MAX_GROUPS_PER_STREAM: '1' });
+      const p = uniquePrefix('qg1');
+      expect((await createGroup(stack, p, 'only')).status).toBe(201);
+      refused(await createGroup(stack, p, 'second'), 'GROUP_LIMIT_REACHED');
     });
   });
 });
