@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { groupKeys, shardKey, streamKeys } from '../../src/store/keys.js';
 import { backends, uniquePrefix } from '../support/redis.js';
-import { makeStack, type Stack, type TestResponse } from '../support/stack.js';
+import { heartbeat, idx, makeStack, type Stack, type TestResponse } from '../support/stack.js';
 
 const meta = { requestedBy: 'quota-test' };
 
@@ -98,6 +98,79 @@ describe.each(backends)('quotas ($name)', (backend) => {
       const p = uniquePrefix('qg1');
       expect((await createGroup(stack, p, 'only')).status).toBe(201);
       refused(await createGroup(stack, p, 'second'), 'GROUP_LIMIT_REACHED');
+    });
+  });
+
+  describe('COORDINATOR_MAX_MEMBERS_PER_GROUP', () => {
+    /** A stream of 2 shards whose group has live members `ids`, each with its join answer. */
+    async function groupWith(stack: Stack, ids: string[]) {
+      const p = uniquePrefix('qm');
+      expect((await createStream(stack, p)).status).toBe(201);
+      const joins = new Map<string, TestResponse>();
+      for (const id of ids) {
+        const res = await heartbeat(stack, p, p, id, { epoch: 0, mv: 0 });
+        expect(res.body).toMatchObject({ status: 'OK' });
+        joins.set(id, res);
+      }
+      return { p, joins, keys: groupKeys(stack.config.keyPrefix, p, p) };
+    }
+
+    /** One heartbeat of each member, reporting what its last answer assigned it; the new answers. */
+    async function steady(stack: Stack, p: string, last: Map<string, TestResponse>) {
+      const next = new Map<string, TestResponse>();
+      for (const [id, prev] of last) {
+        const res = await heartbeat(stack, p, p, id, {
+          epoch: prev.body.memberEpoch,
+          mv: prev.body.metadataVersion,
+          owned: idx(prev.body.assignment.assignedShards),
+        });
+        expect(res.status).toBe(200);
+        next.set(id, res);
+      }
+      return next;
+    }
+
+    it('refuses a new member id beyond the limit with 409 MEMBER_LIMIT_REACHED; members in the group heartbeat on', async () => {
+      const stack = stackOf({ COORDINATOR_MAX_MEMBERS_PER_GROUP: '2' });
+      const { p, joins, keys } = await groupWith(stack, ['m1', 'm2']);
+      const header = await stack.redis.hgetall(keys.header);
+
+      const res = await heartbeat(stack, p, p, 'm3', { epoch: 0, mv: 0 });
+      refused(res, 'MEMBER_LIMIT_REACHED');
+      expect(res.body.message).toContain('COORDINATOR_MAX_MEMBERS_PER_GROUP');
+      expect(await stack.redis.hexists(keys.members, 'm3')).toBe(0);
+      expect(await stack.redis.zscore(keys.leases, 'm3')).toBeNull();
+      expect(await stack.redis.hgetall(keys.header)).toEqual(header);
+
+      // The members already in the group keep heartbeating (full path, then fast path).
+      let last = joins;
+      for (let round = 0; round < 3; round++) last = await steady(stack, p, last);
+      for (const r of last.values()) expect(['OK', 'REVOKE_PENDING']).toContain(r.body.status);
+    });
+
+    it('counts live members: once one expires a new id joins, and the expired one is then refused', async () => {
+      const stack = stackOf({ COORDINATOR_MAX_MEMBERS_PER_GROUP: '2' });
+      const { p, joins, keys } = await groupWith(stack, ['m1', 'm2']);
+      stack.clock.advance(2000);
+      await steady(stack, p, new Map([['m1', joins.get('m1')!]]));
+      stack.clock.advance(1500); // m2's 3 s lease has run out; m1's has not.
+
+      const m3 = await heartbeat(stack, p, p, 'm3', { epoch: 0, mv: 0 });
+      expect(m3.body).toMatchObject({ status: 'OK' });
+      expect(await stack.redis.zcard(keys.leases)).toBe(2);
+      refused(await heartbeat(stack, p, p, 'm2', { epoch: 0, mv: 0 }), 'MEMBER_LIMIT_REACHED');
+      expect(await stack.redis.zscore(keys.leases, 'm2')).toBeNull();
+    });
+
+    it('keeps the limit under concurrent joins of new member ids', async () => {
+      const stack = stackOf({ COORDINATOR_MAX_MEMBERS_PER_GROUP: '3' });
+      const { p, keys } = await groupWith(stack, []);
+      const ids = Array.from({ length: 8 }, (_, i) => `c${i}`);
+      const answers = await Promise.all(ids.map((id) => heartbeat(stack, p, p, id, { epoch: 0, mv: 0 })));
+      expect(answers.filter((r) => r.status === 200)).toHaveLength(3);
+      for (const res of answers.filter((r) => r.status !== 200)) refused(res, 'MEMBER_LIMIT_REACHED');
+      expect(await stack.redis.zcard(keys.leases)).toBe(3);
+      expect(await stack.redis.hlen(keys.members)).toBe(3);
     });
   });
 });
