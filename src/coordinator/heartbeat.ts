@@ -19,7 +19,12 @@ import { CoordinatorError } from '../core/errors.js';
 import { heartbeatKey, steadyAnswer } from '../core/fast-path.js';
 import { withEpochsOf } from '../core/heartbeat.js';
 import type { HeartbeatInput, HeartbeatOutput } from '../core/heartbeat-types.js';
-import { decideGrant, decideHeartbeat, type MemberDecision } from '../core/member-heartbeat.js';
+import {
+  decideGrant,
+  decideHeartbeat,
+  type MemberDecision,
+  normalizeProgress,
+} from '../core/member-heartbeat.js';
 import { refuseSharedMemberId } from '../core/member-instance.js';
 import type { GroupHeader, MemberView } from '../core/member-view.js';
 import { PROTOCOL_VERSION } from '../core/model.js';
@@ -61,6 +66,9 @@ export async function heartbeat(
     ...input.revokingShards.map((r) => r.shard),
     ...input.shardProgress.map((p) => p.shard),
   ];
+  // What the fast path stores, as the full path records it: one row per shard, so repeated rows
+  // cannot make a member's stored progress larger than its shards.
+  const progressJson = JSON.stringify(normalizeProgress(input.shardProgress));
   let fastKey: string | null = input.memberEpoch > 0 ? heartbeatKey(input) : null;
   let maintenance = 0;
   let assigned = false;
@@ -72,7 +80,7 @@ export async function heartbeat(
       now,
       fastKey,
       leaseExpiresAt: now + ctx.protocol.memberLeaseTtlMs,
-      progressJson: JSON.stringify(input.shardProgress),
+      progressJson,
       shards: reported,
       maxDue: MAX_DUE,
       recoveryHoldMs: ctx.protocol.memberLeaseTtlMs,

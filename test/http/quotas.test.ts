@@ -173,4 +173,32 @@ describe.each(backends)('quotas ($name)', (backend) => {
       expect(await stack.redis.hlen(keys.members)).toBe(3);
     });
   });
+  describe('what one member stores', () => {
+    it('keeps one progress row per shard, however many rows a heartbeat repeats (fast path too)', async () => {
+      const stack = stackOf({});
+      const p = uniquePrefix('qp');
+      expect((await createStream(stack, p)).status).toBe(201);
+      const join = (await heartbeat(stack, p, p, 'm1', { epoch: 0, mv: 0 })).body;
+      const report = (rows: number) => ({
+        epoch: join.memberEpoch,
+        mv: join.metadataVersion,
+        owned: [0, 1],
+        progress: [
+          ...Array.from({ length: rows }, (_, i) => ({ shard: 0, lastDeliveredId: `${i + 1}-0` })),
+          { shard: 1, lastDeliveredId: '7-0' },
+        ],
+      });
+      // The first report is decided on the full path (and records the fast-path answer); the
+      // repeats of shard 0 keep the same fast-path key, so the next one is answered from it.
+      for (const rows of [1, 300]) {
+        expect((await heartbeat(stack, p, p, 'm1', report(rows))).body.status).toBe('OK');
+      }
+      const live = await stack.redis.hget(groupKeys(stack.config.keyPrefix, p, p).live, 'm1');
+      const stored = JSON.parse(live ?? '{}').progress as Array<{ shard: number; lastDeliveredId: string }>;
+      expect(stored.map((r) => [r.shard, r.lastDeliveredId])).toEqual([
+        [0, '300-0'],
+        [1, '7-0'],
+      ]);
+    });
+  });
 });
