@@ -46,6 +46,16 @@ function isRedisUrl(raw: string): boolean {
 /** Where the quick start's Redis is when REDIS_URL is not set (a private server replaces it). */
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
+/**
+ * Default COORDINATOR_MAX_STREAMS. The quotas (issue 13.12) bound what one principal can make the
+ * coordinator store; their defaults sit well above anything the tests and benches use.
+ */
+export const DEFAULT_MAX_STREAMS = 10_000;
+/** Default COORDINATOR_MAX_GROUPS_PER_STREAM. */
+export const DEFAULT_MAX_GROUPS_PER_STREAM = 256;
+/** Default COORDINATOR_MAX_MEMBERS_PER_GROUP (the scale bench runs groups of 5,000 members). */
+export const DEFAULT_MAX_MEMBERS_PER_GROUP = 10_000;
+
 /** Environment variable names and their validation. */
 export const configSchema = z
   .object({
@@ -100,6 +110,12 @@ export const configSchema = z
      * hold requests forever). The coordinator sends no blocking commands, so no reply is due later.
      */
     COORDINATOR_REDIS_COMMAND_TIMEOUT_MS: msIn(100, 600_000).default(5000),
+    /** Logical streams in the namespace at most; a create beyond → 409 STREAM_LIMIT_REACHED; 0 = no limit. @default 10000 */
+    COORDINATOR_MAX_STREAMS: intIn(0, 1_000_000).default(DEFAULT_MAX_STREAMS),
+    /** Consumer groups per stream at most; beyond → 409 GROUP_LIMIT_REACHED; 0 = no limit. @default 256 */
+    COORDINATOR_MAX_GROUPS_PER_STREAM: intIn(0, 1_000_000).default(DEFAULT_MAX_GROUPS_PER_STREAM),
+    /** Live members per group at most; a join beyond → 409 MEMBER_LIMIT_REACHED; 0 = no limit. @default 10000 */
+    COORDINATOR_MAX_MEMBERS_PER_GROUP: intIn(0, 1_000_000).default(DEFAULT_MAX_MEMBERS_PER_GROUP),
     /** Admin principal (all roles); @default 'admin' when a password or hash is set. */
     COORDINATOR_ADMIN_USERNAME: z.string().optional(),
     /** Plaintext admin password. No default: without credentials the service runs open. */
@@ -184,6 +200,12 @@ export interface CoordinatorConfig {
   requestTimeoutMs: number;
   /** Node: longest wait for one Redis reply before the command fails (→ 503 REDIS_UNAVAILABLE). */
   redisCommandTimeoutMs: number;
+  /** Logical streams in the namespace at most; 0 = no limit. */
+  maxStreams: number;
+  /** Consumer groups per stream at most; 0 = no limit. */
+  maxGroupsPerStream: number;
+  /** Live members per group at most (a join beyond is refused); 0 = no limit. */
+  maxMembersPerGroup: number;
   /** Credentials, token and member-auth settings; null = open mode (no credentials). */
   auth: AuthConfig | null;
   /** COORDINATOR_OPEN_MODE: open mode was asked for explicitly (the Worker requires it). */
@@ -241,6 +263,9 @@ export function parseConfig(env: Record<string, string | undefined>): Coordinato
     lockTtlMs: c.COORDINATOR_LOCK_TTL_MS,
     requestTimeoutMs: c.COORDINATOR_REQUEST_TIMEOUT_MS,
     redisCommandTimeoutMs: c.COORDINATOR_REDIS_COMMAND_TIMEOUT_MS,
+    maxStreams: c.COORDINATOR_MAX_STREAMS,
+    maxGroupsPerStream: c.COORDINATOR_MAX_GROUPS_PER_STREAM,
+    maxMembersPerGroup: c.COORDINATOR_MAX_MEMBERS_PER_GROUP,
     auth: resolveAuthConfig(c).auth,
     explicitOpenMode: c.COORDINATOR_OPEN_MODE,
     rateLimitAdminMutationsPerMinute: c.COORDINATOR_RATE_LIMIT_ADMIN_MUTATIONS_PER_MINUTE,

@@ -95,12 +95,12 @@ export interface RedisCheck {
 
 /** What the HTTP layer needs from the coordinator. */
 export interface CoordinatorApi {
-  /** 201: creates the stream and its first group. 409 STREAM_PREFIX_ALREADY_EXISTS if it exists. */
+  /** 201: creates the stream and its first group. 409 STREAM_PREFIX_ALREADY_EXISTS if it exists, STREAM_LIMIT_REACHED at the quota. */
   createStream(prefix: string, input: CreateStreamInput): Promise<GroupSnapshot>;
   /**
    * 201: adds a group to an existing stream (409 SHARD_COUNT_MISMATCH when a different
    * `initialShardCount` is asked), or creates the stream with this group. 409
-   * GROUP_ALREADY_EXISTS when the group exists.
+   * GROUP_ALREADY_EXISTS when the group exists; GROUP_LIMIT_REACHED / STREAM_LIMIT_REACHED at a quota.
    */
   createGroup(prefix: string, group: string, input: CreateGroupInput): Promise<GroupSnapshot>;
   /** Pure read; 404 GROUP_NOT_FOUND. */
@@ -109,7 +109,10 @@ export interface CoordinatorApi {
   deleteGroup(prefix: string, group: string, input: DeleteGroupInput): Promise<GroupSnapshot>;
   /** Pure read used for producer routing; 404 GROUP_NOT_FOUND. */
   getRouting(prefix: string, group: string): Promise<GroupSnapshot>;
-  /** The member protocol; always answers (statuses in the output) unless the coordinator cannot decide. */
+  /**
+   * The member protocol; always answers (statuses in the output) unless the coordinator cannot
+   * decide, or refuses: 409 MEMBER_ID_IN_USE, or MEMBER_LIMIT_REACHED for a join at the quota.
+   */
   heartbeat(prefix: string, group: string, input: HeartbeatInput): Promise<HeartbeatOutput>;
   /** Pure read of every group of every stream (store order). */
   listGroups(): Promise<GroupSnapshot[]>;

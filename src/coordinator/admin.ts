@@ -14,6 +14,7 @@ import { CoordinatorError } from '../core/errors.js';
 import { newGroupDoc } from '../core/group.js';
 import { housekeepGroup } from '../core/housekeeping.js';
 import { consumableShards, isLive, type StreamDoc } from '../core/model.js';
+import { refuseGroupBeyondLimit } from '../core/quotas.js';
 import { newGroupProvisioning } from '../core/resharding.js';
 import { isWellFormed } from '../core/well-formed.js';
 import { type Decision, runCritical } from '../store/critical-section.js';
@@ -62,7 +63,7 @@ export async function createGroup(
     );
   }
   const now = ctx.now();
-  checkAddGroup(existing, group, asked);
+  checkAddGroup(existing, group, asked, ctx.config.maxGroupsPerStream);
   // Provision before the metadata commit so no member is ever assigned a shard without the
   // Redis group; XGROUP CREATE is idempotent, so a lost race costs nothing. A migration that
   // moves meanwhile may need more shards: then provision those and try again.
@@ -77,7 +78,7 @@ export async function createGroup(
       criticalOptions(ctx, ctx.config.lockWaitMs),
       (s): Decision<GroupSnapshot | StreamDoc> => {
         if (!s) throw new CoordinatorError('STREAM_NOT_FOUND', `stream "${prefix}" was deleted meanwhile`);
-        checkAddGroup(s, group, asked);
+        checkAddGroup(s, group, asked, ctx.config.maxGroupsPerStream);
         const plan = newGroupProvisioning(s.stream);
         const covered =
           plan.create.every((i) => done.create.has(i)) &&
@@ -254,13 +255,14 @@ function headerOf(doc: { groupEpoch: number; assignmentEpoch: number; metadataVe
   };
 }
 
-function checkAddGroup(s: StreamSnapshot, group: string, asked: number | null): void {
+function checkAddGroup(s: StreamSnapshot, group: string, asked: number | null, maxGroups: number): void {
   if (s.stream.groups.includes(group) || own(s.groups, group)) {
     throw new CoordinatorError(
       'GROUP_ALREADY_EXISTS',
       `group "${group}" of stream "${s.stream.streamPrefix}" already exists`,
     );
   }
+  refuseGroupBeyondLimit(s.stream.streamPrefix, group, s.stream.groups.length, maxGroups);
   if (asked !== null && asked !== s.stream.shardCount) {
     throw new CoordinatorError(
       'SHARD_COUNT_MISMATCH',

@@ -60,6 +60,7 @@ export function criticalOptions(ctx: Ctx, lockWaitMs: number, maxAttempts = 5): 
     random: ctx.random,
     clock: ctx.now,
     onCommit: (ok) => ctx.emit({ type: 'commit', ok, scope: 'stream' }),
+    maxStreams: ctx.config.maxStreams,
   };
 }
 

@@ -19,11 +19,17 @@ import { CoordinatorError } from '../core/errors.js';
 import { heartbeatKey, steadyAnswer } from '../core/fast-path.js';
 import { withEpochsOf } from '../core/heartbeat.js';
 import type { HeartbeatInput, HeartbeatOutput } from '../core/heartbeat-types.js';
-import { decideGrant, decideHeartbeat, type MemberDecision } from '../core/member-heartbeat.js';
+import {
+  decideGrant,
+  decideHeartbeat,
+  type MemberDecision,
+  normalizeProgress,
+} from '../core/member-heartbeat.js';
 import { refuseSharedMemberId } from '../core/member-instance.js';
 import type { GroupHeader, MemberView } from '../core/member-view.js';
 import { PROTOCOL_VERSION } from '../core/model.js';
 import { assignsAtOnce, headerAfterChange, roundDueAt, roundWaitMs } from '../core/pacing.js';
+import { refuseJoinBeyondLimit } from '../core/quotas.js';
 import { isHeld, underHold } from '../core/recovery-hold.js';
 import { loadUpgrading } from '../store/critical-section.js';
 import type { MemberReadView, StreamPlan } from '../store/store.js';
@@ -60,6 +66,9 @@ export async function heartbeat(
     ...input.revokingShards.map((r) => r.shard),
     ...input.shardProgress.map((p) => p.shard),
   ];
+  // What the fast path stores, as the full path records it: one row per shard, so repeated rows
+  // cannot make a member's stored progress larger than its shards.
+  const progressJson = JSON.stringify(normalizeProgress(input.shardProgress));
   let fastKey: string | null = input.memberEpoch > 0 ? heartbeatKey(input) : null;
   let maintenance = 0;
   let assigned = false;
@@ -71,7 +80,7 @@ export async function heartbeat(
       now,
       fastKey,
       leaseExpiresAt: now + ctx.protocol.memberLeaseTtlMs,
-      progressJson: JSON.stringify(input.shardProgress),
+      progressJson,
       shards: reported,
       maxDue: MAX_DUE,
       recoveryHoldMs: ctx.protocol.memberLeaseTtlMs,
@@ -105,6 +114,8 @@ export async function heartbeat(
 
     const view = await viewOf(ctx, prefix, group, r);
     const decision = decideHeartbeat(view, input, ctx.protocol, now);
+    // Only a join pays for the member quota (steady heartbeats are answered before this).
+    refuseJoinBeyondLimit(decision.joined === true, id, r.liveMembers, ctx.config.maxMembersPerGroup);
     const plan = heartbeatPlan(ctx, prefix, group, r, decision, view, input, now);
     if (!plan) return answered(ctx, underHold(decision.response, r.header, input.ownedShards, now));
     const res = await ctx.store.commit(plan);
@@ -292,6 +303,7 @@ function heartbeatPlan(
 ): StreamPlan | null {
   const id = decision.response.memberId;
   const writes: PlanOp[] = [];
+  const checks: PlanOp[] = [];
   if (decision.member) {
     writes.push(
       ...memberOps(id, r.member, decision.member, {
@@ -310,6 +322,9 @@ function heartbeatPlan(
     );
   }
   if (decision.acknowledge) writes.push({ k: 'ack', member: id });
+  // The quota again inside the commit: concurrent joins all read the count before any applied.
+  const limit = ctx.config.maxMembersPerGroup;
+  if (decision.joined && limit > 0) checks.push({ k: 'live-below', member: id, count: limit });
   if (decision.bumps > 0 || decision.round !== undefined) writes.push({ k: 'touch', at: now });
   if (writes.length === 0) return null;
   // No fast-path answer is recorded during a recovery hold: it would outlive the hold.
@@ -335,6 +350,7 @@ function heartbeatPlan(
   const ops: PlanOp[] = [
     { k: 'group-exists' },
     { k: 'target-is', member: id, target: r.targetStored ? r.target : null },
+    ...checks,
     ...writes,
   ];
   return { prefix, expect: { rev: r.streamRev }, groups: [{ name: group, ops: ordered(ops) }] };

@@ -65,6 +65,8 @@ export type PlanOp =
   | { k: 'owner-is'; shard: number; owner: OwnerEntry | null }
   | { k: 'owner-mine'; shard: number; member: string }
   | { k: 'lease-at-most'; member: string; lease: number }
+  /** The member is in the lease index, or fewer than `count` members are (a join within the quota). */
+  | { k: 'live-below'; member: string; count: number }
   | { k: 'round-is'; round: CorrectionRound | null }
   | { k: 'token-is'; token: string }
   | { k: 'record'; member: string; rev: number; record: MemberRecord }
@@ -217,6 +219,7 @@ export function ordered(ops: readonly PlanOp[]): PlanOp[] {
     op.k === 'owner-is' ||
     op.k === 'owner-mine' ||
     op.k === 'lease-at-most' ||
+    op.k === 'live-below' ||
     op.k === 'round-is' ||
     op.k === 'token-is';
   return [...ops.filter(isCheck), ...ops.filter((op) => !isCheck(op))];

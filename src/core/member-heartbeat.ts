@@ -375,7 +375,7 @@ function isTerminal(r: RevokeReport): boolean {
 }
 
 /** One progress row per shard (the last reported wins), sorted by shard, copied. */
-function normalizeProgress(progress: ShardProgress[]): ShardProgress[] {
+export function normalizeProgress(progress: readonly ShardProgress[]): ShardProgress[] {
   const byShard = new Map<number, ShardProgress>();
   for (const p of progress) byShard.set(p.shard, { ...p });
   return [...byShard.values()].sort((a, b) => a.shard - b.shard);

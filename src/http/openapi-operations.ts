@@ -83,10 +83,15 @@ const ADMIN_OPERATIONS: readonly OperationSpec[] = [
     tag: 'Streams and groups',
     summary: 'Create a stream and its first consumer group',
     description:
-      'Creates `initialShardCount` shards (default from configuration) and the group `consumerGroup` (default: the prefix), provisioning the Redis consumer group on every shard.',
+      'Creates `initialShardCount` shards (default from configuration) and the group `consumerGroup` (default: the prefix), provisioning the Redis consumer group on every shard. Beyond `COORDINATOR_MAX_STREAMS` streams it answers 409 `STREAM_LIMIT_REACHED` and writes nothing.',
     body: { component: 'CreateStreamRequest', required: true },
     success: { status: 201, description: 'Created', body: { component: 'StreamCreateResponse' } },
-    errors: [...ADMIN_ERRORS, 'STREAM_PREFIX_ALREADY_EXISTS', 'REDIS_STREAM_PROVISIONING_FAILED'],
+    errors: [
+      ...ADMIN_ERRORS,
+      'STREAM_PREFIX_ALREADY_EXISTS',
+      'STREAM_LIMIT_REACHED',
+      'REDIS_STREAM_PROVISIONING_FAILED',
+    ],
   },
   {
     method: 'POST',
@@ -94,6 +99,8 @@ const ADMIN_OPERATIONS: readonly OperationSpec[] = [
     operationId: 'createGroup',
     tag: 'Streams and groups',
     summary: 'Add a consumer group to a stream (or create the stream with it)',
+    description:
+      'Beyond `COORDINATOR_MAX_GROUPS_PER_STREAM` groups on the stream it answers 409 `GROUP_LIMIT_REACHED` before the group is provisioned on any shard; creating the stream beyond `COORDINATOR_MAX_STREAMS` answers 409 `STREAM_LIMIT_REACHED`.',
     body: { component: 'CreateGroupRequest', required: true },
     success: { status: 201, description: 'Created', body: { component: 'GroupResponse' } },
     errors: [
@@ -101,6 +108,8 @@ const ADMIN_OPERATIONS: readonly OperationSpec[] = [
       'GROUP_ALREADY_EXISTS',
       'STREAM_PREFIX_ALREADY_EXISTS',
       'SHARD_COUNT_MISMATCH',
+      'GROUP_LIMIT_REACHED',
+      'STREAM_LIMIT_REACHED',
       'STREAM_NOT_FOUND',
       'REDIS_STREAM_PROVISIONING_FAILED',
     ],
@@ -142,10 +151,10 @@ const ADMIN_OPERATIONS: readonly OperationSpec[] = [
     tag: 'Members',
     summary: 'Member heartbeat',
     description:
-      'Always 200 for protocol outcomes: the `status` field carries them (OK, SYNC_METADATA, REVOKE_PENDING, FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, UNSUPPORTED_PROTOCOL, INVALID_REQUEST). One exception, for requests carrying the additive `memberInstanceId`: a member id still held by another instance (live, or fenced with blocking holdings) answers 409 `MEMBER_ID_IN_USE` and nothing is written; reference clients never send the field and are never refused for it.',
+      'Always 200 for protocol outcomes: the `status` field carries them (OK, SYNC_METADATA, REVOKE_PENDING, FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, UNSUPPORTED_PROTOCOL, INVALID_REQUEST). Two exceptions, where nothing is written: for requests carrying the additive `memberInstanceId`, a member id still held by another instance (live, or fenced with blocking holdings) answers 409 `MEMBER_ID_IN_USE` (reference clients never send the field and are never refused for it); and a join (or rejoin) into a group that already has `COORDINATOR_MAX_MEMBERS_PER_GROUP` live members answers 409 `MEMBER_LIMIT_REACHED` (live members are never refused by it).',
     body: { component: 'HeartbeatRequest', required: true },
     success: { status: 200, description: 'Heartbeat outcome', body: { component: 'HeartbeatResponse' } },
-    errors: [...MUTATION_ERRORS, 'MEMBER_ID_IN_USE'],
+    errors: [...MUTATION_ERRORS, 'MEMBER_ID_IN_USE', 'MEMBER_LIMIT_REACHED'],
   },
   {
     method: 'POST',

@@ -12,6 +12,7 @@
  */
 import { CoordinatorError, isCoordinatorError } from '../core/errors.js';
 import type { ProtocolConfig } from '../core/model.js';
+import { streamLimitReached } from '../core/quotas.js';
 import { holdLock, type LockWaitOptions, mutexLost, randomToken } from './lock-lease.js';
 import { Layout1Error } from './scripts/read-replies.js';
 import type { CommitOutcome, Store, StreamPlan, StreamSnapshot } from './store.js';
@@ -26,6 +27,8 @@ export interface CriticalSectionOptions extends LockWaitOptions {
   protocol: ProtocolConfig;
   /** Told whether each commit applied. @default no-op */
   onCommit?: (ok: boolean) => void;
+  /** Streams the index may list at most; a create beyond is refused before its commit. @default 0 (none) */
+  maxStreams?: number;
 }
 
 /** What one attempt of a critical section decided. */
@@ -73,8 +76,10 @@ export async function runCritical<T>(
         lock: lease.token,
       };
       const creates = plan.expect === 'absent' && plan.stream !== undefined && plan.stream !== null;
-      // Listed before the stream exists, so a live stream is never missing from the index.
-      if (creates) await store.registerStream(prefix);
+      // Listed before the stream exists, so a live stream is never missing from the index; the
+      // listing is also where the stream quota holds against concurrent creates.
+      const limit = opts.maxStreams ?? 0;
+      if (creates && !(await store.registerStream(prefix, limit))) throw streamLimitReached(prefix, limit);
       const res = await commitResending(store, plan, random);
       opts.onCommit?.(res.ok);
       if (res.ok) {

@@ -167,10 +167,6 @@ export class IoredisStore extends ScriptStore implements Store, Required<ShardOp
     return members.sort();
   }
 
-  async registerStream(prefix: string): Promise<void> {
-    await this.call(() => this.client.sadd(streamsIndexKey(this.ns), prefix));
-  }
-
   async unregisterStream(prefix: string): Promise<void> {
     await this.call(() => this.client.srem(streamsIndexKey(this.ns), prefix));
   }

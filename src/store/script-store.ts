@@ -6,7 +6,7 @@
 import type { RetireOutcome, ShardReading } from '../core/drain-evidence.js';
 import { CoordinatorError } from '../core/errors.js';
 import type { ProtocolConfig } from '../core/model.js';
-import { groupKeys, streamKeys } from './keys.js';
+import { groupKeys, streamKeys, streamsIndexKey } from './keys.js';
 import { decodeLayout1, encodeLoadLayout1, LOAD_LAYOUT1, layout1GroupKeys, upgradePlan } from './layout1.js';
 import { ACQUIRE_LOCK } from './scripts/acquire-lock.js';
 import { COMMIT } from './scripts/commit.js';
@@ -28,6 +28,7 @@ import {
   encodeMemberRead,
   groupCall,
 } from './scripts/read-replies.js';
+import { REGISTER_STREAM } from './scripts/register-stream.js';
 import { RELEASE_LOCK } from './scripts/release-lock.js';
 import { RENEW_LOCK } from './scripts/renew-lock.js';
 import { RETIRE_SHARD } from './scripts/retire-shard.js';
@@ -164,6 +165,15 @@ export abstract class ScriptStore {
     });
     if (old.length > 0) await this.deleteKeys(old);
     return true;
+  }
+
+  /** Lists `prefix` in the streams index unless it holds `limit` others already (0 = no limit). */
+  async registerStream(prefix: string, limit = 0): Promise<boolean> {
+    const reply = await this.script(REGISTER_STREAM, {
+      keys: [streamsIndexKey(this.ns)],
+      args: [prefix, String(Math.max(0, Math.floor(limit)))],
+    });
+    return Number(reply) === 1;
   }
 
   /** Creates `group` on `streamKey` at the tail (BUSYGROUP is success). */

@@ -263,8 +263,12 @@ export interface Store extends StreamOps, Partial<ShardOps> {
   commit(plan: StreamPlan): Promise<CommitOutcome>;
   /** Every stream prefix known to this namespace. */
   listStreams(): Promise<string[]>;
-  /** Adds a prefix to the listing (idempotent; the critical section calls it around a stream's first commit). */
-  registerStream(prefix: string): Promise<void>;
+  /**
+   * Adds a prefix to the listing (idempotent; the critical section calls it around a stream's
+   * first commit), unless the listing holds `limit` other prefixes already: false then, and
+   * nothing written. @default limit 0 (none)
+   */
+  registerStream(prefix: string, limit?: number): Promise<boolean>;
   /** Removes a prefix from the listing (the critical section, after the stream hash is deleted). */
   unregisterStream(prefix: string): Promise<void>;
   /**

@@ -23,7 +23,6 @@ export type UpstashCommands = Pick<
   | 'set'
   | 'get'
   | 'smembers'
-  | 'sadd'
   | 'srem'
   | 'exists'
   | 'del'

@@ -63,10 +63,6 @@ export class UpstashStore extends ScriptStore implements Store, Required<ShardOp
     return (Array.isArray(members) ? members.map(String) : []).sort();
   }
 
-  async registerStream(prefix: string): Promise<void> {
-    await this.call(() => this.client.sadd(streamsIndexKey(this.ns), prefix));
-  }
-
   async unregisterStream(prefix: string): Promise<void> {
     await this.call(() => this.client.srem(streamsIndexKey(this.ns), prefix));
   }

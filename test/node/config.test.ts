@@ -140,6 +140,28 @@ describe('node adapter > configuration from env', () => {
     }
   });
 
+  it('takes the quotas from COORDINATOR_MAX_STREAMS, _GROUPS_PER_STREAM and _MEMBERS_PER_GROUP (0 = no limit)', () => {
+    expect(parseConfig({})).toMatchObject({
+      maxStreams: 10_000,
+      maxGroupsPerStream: 256,
+      maxMembersPerGroup: 10_000,
+    });
+    expect(
+      parseConfig({
+        COORDINATOR_MAX_STREAMS: '0',
+        COORDINATOR_MAX_GROUPS_PER_STREAM: '4',
+        COORDINATOR_MAX_MEMBERS_PER_GROUP: '50',
+      }),
+    ).toMatchObject({ maxStreams: 0, maxGroupsPerStream: 4, maxMembersPerGroup: 50 });
+    for (const name of [
+      'COORDINATOR_MAX_STREAMS',
+      'COORDINATOR_MAX_GROUPS_PER_STREAM',
+      'COORDINATOR_MAX_MEMBERS_PER_GROUP',
+    ]) {
+      for (const bad of ['-1', '1.5', 'many']) expect(configError({ [name]: bad }).message).toContain(name);
+    }
+  });
+
   it('reads durations with surrounding spaces', () => {
     expect(parseConfig({ COORDINATOR_MEMBER_LEASE_TTL_MS: ' 20000 ' }).memberLeaseTtlMs).toBe(20000);
   });

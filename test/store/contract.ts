@@ -15,6 +15,7 @@ import { streamHeadOf } from '../../src/store/stream-head.js';
 import { uniquePrefix } from '../support/redis.js';
 import { member, streamDoc, T0 } from '../support/store-fixtures.js';
 import { defineMutexContract } from './contract-mutex.js';
+import { defineQuotaContract } from './contract-quotas.js';
 
 /** A store under test, a raw client on the same data, and its namespace. */
 export interface ContractTarget {
@@ -669,6 +670,7 @@ export function defineStoreContract(name: string, make: () => Promise<ContractTa
     });
 
     defineMutexContract(() => t);
+    defineQuotaContract(() => t);
 
     describe('unreadable metadata fails closed', () => {
       async function expectCorrupt(run: () => Promise<unknown>): Promise<void> {

@@ -10,7 +10,7 @@ const PINNED: Record<string, string> = {
   'acquire-lock': 'c24f1396eb0c4975f3ed488c01990ca2dd96dfa5',
   'release-lock': 'c89cee65b7ab260d98c281f3c3eb6fa7c992cdd2',
   'renew-lock': '1a22347112065789d764e3ed6c9b5a99d9767d0a',
-  commit: '9943ad0c37dc022aa1c3e266d1b9f8a328fecf32',
+  commit: 'd4c11eae51b0349ac7feaf2789f6729f573cbfa2',
   load: '4deb2eb38319cdf7eb956422fdee24d5124abdd2',
   'member-read': 'f52c5d4eae2ecfeec7301726cb4a3607c7a0150a',
   'assignment-read': '82763da2e91e604794d55d07e8f393d25dfa9cb3',
@@ -23,6 +23,7 @@ const PINNED: Record<string, string> = {
   'shard-evidence': 'a1f98b9719c68ccbdf348a692ef8a5fcf942f538',
   'retire-shard': 'ab0f29891f1ab99ba8434834b96b49784957a306',
   'provision-existing': 'c0b8976c972c6bf74c5263496c39487442caeb7b',
+  'register-stream': '02a1589508dc472833d39721b18e45f3995c7e2a',
 };
 
 const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');

@@ -1,7 +1,8 @@
 /**
  * The member heartbeat (PROTOCOL §2.8, §3): validated here, decided by the core, answered
  * with HTTP 200 and a status for every protocol outcome — except a member id another process
- * still holds (409 MEMBER_ID_IN_USE, only for requests carrying `memberInstanceId`).
+ * still holds (409 MEMBER_ID_IN_USE, only for requests carrying `memberInstanceId`) and a join
+ * into a group at its member quota (409 MEMBER_LIMIT_REACHED).
  */
 import { Hono } from 'hono';
 import type { HeartbeatInput } from '../../core/heartbeat-types.js';

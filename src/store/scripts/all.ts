@@ -10,6 +10,7 @@ import type { LuaScript } from './lua-script.js';
 import { MEMBER_READ } from './member-read.js';
 import { PROVISION } from './provision.js';
 import { READ_SHARDS } from './read-shards.js';
+import { REGISTER_STREAM } from './register-stream.js';
 import { RELEASE_LOCK } from './release-lock.js';
 import { RENEW_LOCK } from './renew-lock.js';
 import { SHARD_SCRIPTS } from './shard-args.js';
@@ -30,5 +31,6 @@ export const ALL_SCRIPTS: readonly LuaScript[] = [
   PROVISION,
   READ_SHARDS,
   LOAD_LAYOUT1,
+  REGISTER_STREAM,
   ...SHARD_SCRIPTS,
 ];

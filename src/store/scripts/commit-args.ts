@@ -69,6 +69,8 @@ function encodeOp(op: PlanOp, g: number): string[] {
       return ['om', G, String(op.shard), op.member];
     case 'lease-at-most':
       return ['la', G, op.member, ms(op.lease)];
+    case 'live-below':
+      return ['lb', G, op.member, String(op.count)];
     case 'round-is':
       return ['ri', G, op.round === null ? '-' : encodeRound(op.round)];
     case 'token-is':

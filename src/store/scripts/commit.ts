@@ -18,7 +18,8 @@
  *
  * Checks: lk stream mutex · sx stream absent · sr rev (and layout 2) · s1 rev of a layout-1 stream · ge/gn header exists/absent · rr member rev ·
  * ti member target · oi shard entry · om shard member (absent or that member's) · la member lease
- * (absent or ≤) · ri round · ki assignment-lock token. `-` stands for "absent".
+ * (absent or ≤) · lb member n (in the lease index, or fewer than n members there: the member
+ * quota of a join) · ri round · ki assignment-lock token. `-` stands for "absent".
  * Writes: sd doc head (rev+1) · sX delete stream · sp pass time · gc ge ae mv at (create header, with the Redis run id `rn` the member read compares) ·
  * gX delete group · hi field n · hs field value · hn field value (if absent) · hd field ·
  * ae epoch at (the assignment epoch; `pa`, the oldest unassigned change, becomes at if the
@@ -37,11 +38,11 @@
 import { GROUP_KEY_PARTS } from '../keys.js';
 import type { LuaScript } from './lua-script.js';
 
-const lua = `local arity = { lk = 1, ct = 2, sx = 0, sr = 1, s1 = 1, ge = 0, gn = 0, rr = 2, ti = 2, oi = 2, om = 2, la = 2, ri = 1, ki = 1,
+const lua = `local arity = { lk = 1, ct = 2, sx = 0, sr = 1, s1 = 1, ge = 0, gn = 0, rr = 2, ti = 2, oi = 2, om = 2, la = 2, lb = 2, ri = 1, ki = 1,
   sd = 2, sX = 0, sp = 1, gc = 4, gX = 0, hi = 2, hs = 2, hn = 2, hd = 1, ae = 2, ms = 2, mj = 3, md = 1, ss = 2, ts = 2, td = 1,
   os = 2, ['or'] = 2, kr = 2, kc = 3, ls = 2, lr = 1, vs = 3, ds = 2, dn = 2, dr = 1, zs = 2, zr = 1, as = 1, ax = 0, fs = 2 }
 local check = { lk = true, sx = true, sr = true, s1 = true, ge = true, gn = true, rr = true, ti = true, oi = true, om = true,
-  la = true, ri = true, ki = true }
+  la = true, lb = true, ri = true, ki = true }
 local groups = tonumber(ARGV[1])
 local keys = {}
 do
@@ -142,6 +143,8 @@ for idx, op in ipairs(ops) do
     elseif c == 'la' then
       local s = redis.call('ZSCORE', K(op.g, 6), op[1])
       ok = (not s) or tonumber(s) <= tonumber(op[2])
+    elseif c == 'lb' then
+      ok = redis.call('ZSCORE', K(op.g, 6), op[1]) ~= false or redis.call('ZCARD', K(op.g, 6)) < tonumber(op[2])
     elseif c == 'ri' then
       ok = same(redis.call('HGET', K(op.g, 1), 'cr'), absent(op[1]))
     elseif c == 'ki' then
@@ -281,4 +284,4 @@ return reply(1)
 `;
 
 /** Checks, then writes, of one plan (see the header comment). */
-export const COMMIT: LuaScript = { name: 'commit', lua, sha1: '9943ad0c37dc022aa1c3e266d1b9f8a328fecf32' };
+export const COMMIT: LuaScript = { name: 'commit', lua, sha1: 'd4c11eae51b0349ac7feaf2789f6729f573cbfa2' };
