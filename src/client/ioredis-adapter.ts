@@ -5,6 +5,7 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import type { LuaScript } from '../store/scripts/lua-script.js';
+import { IDEMPOTENT_BATCH } from './lua/idempotent-batch.js';
 import {
   decodeIdempotentReply,
   IDEMPOTENT_PUBLISH,
@@ -12,10 +13,14 @@ import {
   idempotentPublishArgs,
 } from './lua/idempotent-publish.js';
 import {
+  batchCallOf,
+  batchOutcomes,
+  describeWrite,
   type IdempotentWrite,
   isNoScript,
   type ProducerRedis,
-  type ShardWrite,
+  planCalls,
+  type ShardCall,
   splitByGroups,
   toRedisCommandError,
   type WriteOutcome,
@@ -27,6 +32,8 @@ import {
 export interface IoredisAdapterOptions {
   /** @internal tests swap in an unknown script to exercise the NOSCRIPT fallback. @default the idempotent-publish script */
   idempotentScript?: LuaScript;
+  /** @internal the same for batches. @default the idempotent-batch script */
+  batchScript?: LuaScript;
 }
 
 // ioredis names an error reply `ReplyError`; everything else is a connection-level failure.
@@ -38,21 +45,21 @@ type ScriptArgs = [number, ...string[]];
 /** The producer port over an ioredis client (the caller keeps owning and closing it). */
 export function ioredisAdapter(client: Client, opts: IoredisAdapterOptions = {}): ProducerRedis {
   const script = opts.idempotentScript ?? IDEMPOTENT_PUBLISH;
+  const batch = opts.batchScript ?? IDEMPOTENT_BATCH;
   const scriptArgs = (w: Omit<IdempotentWrite, 'kind'>): ScriptArgs => [
     2,
     w.key,
     w.markerKey,
     ...idempotentPublishArgs(w.ttlSeconds, w.maxLen, w.approx, w.fields),
   ];
-  const what = (w: ShardWrite) => `${w.kind === 'xadd' ? 'XADD' : 'idempotent publish to'} ${w.key}`;
 
-  /** One pipeline; NOSCRIPT writes (the script did not run) are sent again with the full text. */
-  async function pipelineWithFallback(writes: readonly ShardWrite[]): Promise<WriteOutcome[]> {
-    const first = await runPipeline(writes, false);
-    const retry = writes.flatMap((_, i) => (first.noScript.has(i) ? [i] : []));
+  /** One pipeline; calls refused with NOSCRIPT (the script did not run) are sent again with the full text. */
+  async function pipelineWithFallback(calls: readonly ShardCall[]): Promise<WriteOutcome[][]> {
+    const first = await runPipeline(calls, false);
+    const retry = calls.flatMap((_, i) => (first.noScript.has(i) ? [i] : []));
     if (retry.length > 0) {
       const second = await runPipeline(
-        retry.map((i) => writes[i]!),
+        retry.map((i) => calls[i]!),
         true,
       );
       retry.forEach((i, j) => {
@@ -63,16 +70,21 @@ export function ioredisAdapter(client: Client, opts: IoredisAdapterOptions = {})
   }
 
   async function runPipeline(
-    writes: readonly ShardWrite[],
+    calls: readonly ShardCall[],
     fullText: boolean,
-  ): Promise<{ outcomes: WriteOutcome[]; noScript: Set<number> }> {
+  ): Promise<{ outcomes: WriteOutcome[][]; noScript: Set<number> }> {
     const pipeline = client.pipeline();
-    // Loading the script first (same connection, same node) makes EVALSHA find it, so a
+    // Loading the scripts first (same connection, same node) makes EVALSHA find them, so a
     // NOSCRIPT re-send — which would reorder the shard's entries — is only a last resort.
-    const load = !fullText && writes.some((w) => w.kind === 'idempotent');
-    if (load) pipeline.script('LOAD', script.lua);
-    for (const w of writes) {
-      if (w.kind === 'xadd') pipeline.xadd(w.key, ...xaddArgs(w.maxLen, w.approx, w.fields));
+    const loads = fullText ? [] : scriptsFor(calls);
+    for (const s of loads) pipeline.script('LOAD', s.lua);
+    for (const call of calls) {
+      const w = call.writes[0]!;
+      if (call.batch) {
+        const { keys, args } = batchCallOf(call.writes);
+        if (fullText) pipeline.eval(batch.lua, keys.length, ...keys, ...args);
+        else pipeline.evalsha(batch.sha1, keys.length, ...keys, ...args);
+      } else if (w.kind === 'xadd') pipeline.xadd(w.key, ...xaddArgs(w.maxLen, w.approx, w.fields));
       else if (fullText) pipeline.eval(script.lua, ...scriptArgs(w));
       else pipeline.evalsha(script.sha1, ...scriptArgs(w));
     }
@@ -82,23 +94,34 @@ export function ioredisAdapter(client: Client, opts: IoredisAdapterOptions = {})
       replies = await pipeline.exec();
     } catch (err) {
       // The whole pipeline failed (connection lost, cross-slot refusal): every write shares it.
-      const error = toRedisCommandError(err, `pipeline to ${writes[0]?.key}`, REPLY_ERRORS);
-      return { outcomes: writes.map(() => ({ status: 'error', error })), noScript };
+      const error = toRedisCommandError(err, `pipeline to ${calls[0]?.writes[0]?.key}`, REPLY_ERRORS);
+      return { outcomes: calls.map((c) => c.writes.map(() => ({ status: 'error', error }))), noScript };
     }
-    const offset = load ? 1 : 0;
-    const outcomes = writes.map((w, i): WriteOutcome => {
-      const [err, reply] = replies?.[i + offset] ?? [new Error('no reply in pipeline result'), null];
+    const outcomes = calls.map((call, i): WriteOutcome[] => {
+      const [err, reply] = replies?.[i + loads.length] ?? [new Error('no reply in pipeline result'), null];
+      const w = call.writes[0]!;
       if (err) {
-        if (w.kind === 'idempotent' && !fullText && isNoScript(err)) noScript.add(i);
-        return { status: 'error', error: toRedisCommandError(err, what(w), REPLY_ERRORS) };
+        if ((call.batch || w.kind === 'idempotent') && !fullText && isNoScript(err)) noScript.add(i);
+        const error = toRedisCommandError(err, describeWrite(w), REPLY_ERRORS);
+        return call.writes.map(() => ({ status: 'error', error }));
       }
       try {
-        return w.kind === 'xadd' ? xaddOutcome(reply) : decodeIdempotentReply(reply);
+        if (call.batch) return batchOutcomes(reply, call.writes, REPLY_ERRORS[0]!);
+        return [w.kind === 'xadd' ? xaddOutcome(reply) : decodeIdempotentReply(reply)];
       } catch (e) {
-        return { status: 'error', error: toRedisCommandError(e, `reply to ${w.key}`, []) };
+        const error = toRedisCommandError(e, `reply to ${w.key}`, []);
+        return call.writes.map(() => ({ status: 'error', error }));
       }
     });
     return { outcomes, noScript };
+  }
+
+  /** The scripts a pipeline of `calls` runs. */
+  function scriptsFor(calls: readonly ShardCall[]): LuaScript[] {
+    const out: LuaScript[] = [];
+    if (calls.some((c) => c.batch)) out.push(batch);
+    if (calls.some((c) => !c.batch && c.writes[0]!.kind === 'idempotent')) out.push(script);
+    return out;
   }
 
   return {
@@ -128,9 +151,11 @@ export function ioredisAdapter(client: Client, opts: IoredisAdapterOptions = {})
 
     async pipelineShards(groups) {
       // A Cluster pipeline must stay within one slot: one per shard, sent concurrently.
-      if (client.isCluster) return Promise.all(groups.map((g) => pipelineWithFallback(g)));
+      if (client.isCluster) {
+        return Promise.all(groups.map(async (g) => (await pipelineWithFallback(planCalls([g]))).flat()));
+      }
       // A standalone server takes the whole batch in one round trip (measured ~10% faster).
-      return splitByGroups(await pipelineWithFallback(groups.flat()), groups);
+      return splitByGroups((await pipelineWithFallback(planCalls(groups))).flat(), groups);
     },
   };
 }

@@ -4,6 +4,7 @@
  * `RedisCommandError`, never a client's raw error. No runtime imports: edge-safe.
  */
 import { RedisCommandError } from './errors.js';
+import { type BatchRecord, decodeBatchReply, idempotentBatchCall } from './lua/idempotent-batch.js';
 import type { IdempotentReply } from './lua/idempotent-publish.js';
 
 /** Fields of one stream entry (written in `Object.entries` order). */
@@ -48,6 +49,61 @@ export interface ProducerRedis {
    * one outcome per write, grouped like the input. Never rejects: failures are outcomes.
    */
   pipelineShards(groups: readonly (readonly ShardWrite[])[]): Promise<WriteOutcome[][]>;
+}
+
+/**
+ * One call of a pipeline: a single write, or (`batch`) every write of one shard in one run of
+ * the idempotent-batch script, in order.
+ */
+export interface ShardCall {
+  writes: readonly ShardWrite[];
+  batch: boolean;
+}
+
+/**
+ * The calls for a batch grouped by shard: a shard with several writes of which any carries an
+ * `eventId` becomes one batch-script call (one script run instead of one per record); the rest
+ * stay single commands. Calls keep the writes' order, so their outcomes concatenate to it.
+ */
+export function planCalls(groups: readonly (readonly ShardWrite[])[]): ShardCall[] {
+  const calls: ShardCall[] = [];
+  for (const g of groups) {
+    if (g.length > 1 && g.some((w) => w.kind === 'idempotent')) calls.push({ writes: g, batch: true });
+    else for (const w of g) calls.push({ writes: [w], batch: false });
+  }
+  return calls;
+}
+
+/** KEYS and ARGV of the batch-script call for `writes` (one shard; limits shared by all). */
+export function batchCallOf(writes: readonly ShardWrite[]): { keys: string[]; args: string[] } {
+  const first = writes[0]!;
+  let ttlSeconds = 1;
+  const records: BatchRecord[] = new Array(writes.length);
+  for (let i = 0; i < writes.length; i++) {
+    const w = writes[i]!;
+    if (w.kind === 'idempotent') ttlSeconds = w.ttlSeconds;
+    records[i] = { markerKey: w.kind === 'idempotent' ? w.markerKey : undefined, fields: w.fields };
+  }
+  return idempotentBatchCall(first.key, ttlSeconds, first.maxLen, first.approx, records);
+}
+
+/** What a write is, for error messages. */
+export function describeWrite(w: ShardWrite): string {
+  return `${w.kind === 'xadd' ? 'XADD' : 'idempotent publish to'} ${w.key}`;
+}
+
+/** Per-write outcomes of a batch-script reply; a refused record's error is named like the client's error replies. */
+export function batchOutcomes(
+  raw: unknown,
+  writes: readonly ShardWrite[],
+  replyErrorName: string,
+): WriteOutcome[] {
+  return decodeBatchReply(raw, writes.length).map((r, i): WriteOutcome => {
+    if (r.status !== 'refused') return r;
+    const err = new Error(r.text);
+    err.name = replyErrorName;
+    return { status: 'error', error: toRedisCommandError(err, describeWrite(writes[i]!), [replyErrorName]) };
+  });
 }
 
 /** Arguments after the key of a producer XADD. */

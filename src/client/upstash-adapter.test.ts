@@ -1,5 +1,6 @@
 import { Redis } from '@upstash/redis';
 import { describe, expect, it } from 'vitest';
+import { IDEMPOTENT_BATCH } from './lua/idempotent-batch.js';
 import { IDEMPOTENT_PUBLISH } from './lua/idempotent-publish.js';
 import { type UpstashRedisLike, upstashAdapter } from './upstash-adapter.js';
 
@@ -77,36 +78,63 @@ describe('upstash adapter > argument encoding', () => {
     ]);
   });
 
-  it('pipelines one shard behind a SCRIPT LOAD and reports each write, re-sending only NOSCRIPT ones with EVAL', async () => {
+  it('pipelines the scripts behind their SCRIPT LOADs and reports each write, re-sending only NOSCRIPT calls with EVAL', async () => {
     let round = 0;
     const { client, sent } = recordingClient(() => {
       round++;
       return round === 1
         ? [
+            { result: IDEMPOTENT_BATCH.sha1 },
             { result: IDEMPOTENT_PUBLISH.sha1 },
-            { result: '1-0' },
             { error: 'NOSCRIPT No matching script' },
+            { result: [2, '7-0'] },
             { error: 'WRONGTYPE nope' },
           ]
-        : [{ result: [1, '0-5'] }];
+        : [
+            {
+              result: [
+                [2, '1-0'],
+                [1, '0-5'],
+                [3, 'WRONGTYPE not a stream'],
+              ],
+            },
+          ];
     });
     const write = { key: 'orders:0', maxLen: 10, approx: true, fields: { f: 'v' } };
-    const [out] = (await upstashAdapter(client).pipelineShards([
+    const one = { ...write, key: 'orders:1' };
+    const out = (await upstashAdapter(client).pipelineShards([
+      // Several writes with an eventId on one shard: one batch-script call.
       [
         { kind: 'xadd', ...write },
         { kind: 'idempotent', ...write, markerKey: '{orders:0}:idem:e', ttlSeconds: 5 },
         { kind: 'xadd', ...write },
       ],
-    ])) as [unknown[]];
-    expect(out[0]).toEqual({ status: 'added', entryId: '1-0' });
-    expect(out[1]).toEqual({ status: 'duplicate', entryId: '0-5' });
-    expect(out[2]).toMatchObject({ status: 'error', error: { code: 'REDIS_ERROR', inDoubt: false } });
+      // A lone idempotent write and a lone plain one: single commands.
+      [{ kind: 'idempotent', ...one, markerKey: '{orders:1}:idem:e', ttlSeconds: 5 }],
+      [{ kind: 'xadd', ...write, key: 'orders:2' }],
+    ])) as unknown[][];
+    expect(out[0]![0]).toEqual({ status: 'added', entryId: '1-0' });
+    expect(out[0]![1]).toEqual({ status: 'duplicate', entryId: '0-5' });
+    expect(out[0]![2]).toMatchObject({ status: 'error', error: { code: 'REDIS_ERROR', inDoubt: false } });
+    expect(out[1]![0]).toEqual({ status: 'added', entryId: '7-0' });
+    expect(out[2]![0]).toMatchObject({ status: 'error', error: { code: 'REDIS_ERROR', inDoubt: false } });
     expect(sent.map((s) => s.path)).toEqual([['pipeline'], ['pipeline']]);
-    // The script is loaded ahead of the writes; only the NOSCRIPT write is re-sent, with EVAL.
+    // The scripts are loaded ahead of the writes; only the NOSCRIPT call is re-sent, with EVAL.
     expect((sent[0]!.body as string[][]).map((c) => c[0])).toEqual(
-      ['script', 'xadd', 'evalsha', 'xadd'].map((x) => expect.stringMatching(new RegExp(`^${x}$`, 'i'))),
+      ['script', 'script', 'evalsha', 'evalsha', 'xadd'].map((x) =>
+        expect.stringMatching(new RegExp(`^${x}$`, 'i')),
+      ),
     );
     expect((sent[1]!.body as string[][]).map((c) => c[0])).toEqual(['eval']);
+    // The batch call: KEYS = shard + the one marker; per record: marker position, field count, fields.
+    expect((sent[1]!.body as unknown[][])[0]).toEqual([
+      'eval',
+      IDEMPOTENT_BATCH.lua,
+      2,
+      'orders:0',
+      '{orders:0}:idem:e',
+      ...['5', '10', '~', '0', '2', 'f', 'v', '2', '2', 'f', 'v', '0', '2', 'f', 'v'],
+    ]);
   });
 
   it('sends the groups of several shards as one REST pipeline and splits the outcomes back', async () => {

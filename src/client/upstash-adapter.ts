@@ -7,6 +7,7 @@
 
 import type { LuaScript } from '../store/scripts/lua-script.js';
 import type { RedisCommandError } from './errors.js';
+import { IDEMPOTENT_BATCH } from './lua/idempotent-batch.js';
 import {
   decodeIdempotentReply,
   IDEMPOTENT_PUBLISH,
@@ -14,11 +15,15 @@ import {
   idempotentPublishArgs,
 } from './lua/idempotent-publish.js';
 import {
+  batchCallOf,
+  batchOutcomes,
+  describeWrite,
   type EntryFields,
   type IdempotentWrite,
   isNoScript,
   type ProducerRedis,
-  type ShardWrite,
+  planCalls,
+  type ShardCall,
   splitByGroups,
   toRedisCommandError,
   type WriteOutcome,
@@ -54,6 +59,8 @@ export interface UpstashRedisLike {
 export interface UpstashAdapterOptions {
   /** @internal tests swap in an unknown script to exercise the NOSCRIPT fallback. @default the idempotent-publish script */
   idempotentScript?: LuaScript;
+  /** @internal the same for batches. @default the idempotent-batch script */
+  batchScript?: LuaScript;
 }
 
 // @upstash/redis raises `UpstashError` for an error reply; fetch failures keep their own names.
@@ -81,6 +88,7 @@ function replyError(text: string): Error {
 /** The producer port over an @upstash/redis client (`automaticDeserialization: false`). */
 export function upstashAdapter(client: UpstashRedisLike, opts: UpstashAdapterOptions = {}): ProducerRedis {
   const script = opts.idempotentScript ?? IDEMPOTENT_PUBLISH;
+  const batch = opts.batchScript ?? IDEMPOTENT_BATCH;
   const keysOf = (w: Omit<IdempotentWrite, 'kind'>) => [w.key, w.markerKey];
   const argsOf = (w: Omit<IdempotentWrite, 'kind'>) =>
     idempotentPublishArgs(w.ttlSeconds, w.maxLen, w.approx, w.fields);
@@ -114,13 +122,13 @@ export function upstashAdapter(client: UpstashRedisLike, opts: UpstashAdapterOpt
 
     async pipelineShards(groups) {
       // Upstash takes the whole batch as one REST request: one round trip for every shard.
-      const writes = groups.flat();
-      const first = await runPipeline(writes, false);
-      // NOSCRIPT means the script did not run: send those writes again with the full text.
-      const retry = writes.flatMap((_, i) => (first[i]!.noScript ? [i] : []));
+      const calls = planCalls(groups);
+      const first = await runPipeline(calls, false);
+      // NOSCRIPT means the script did not run: send those calls again with the full text.
+      const retry = calls.flatMap((_, i) => (first[i]!.noScript ? [i] : []));
       if (retry.length > 0) {
         const second = await runPipeline(
-          retry.map((i) => writes[i]!),
+          retry.map((i) => calls[i]!),
           true,
         );
         retry.forEach((i, j) => {
@@ -128,23 +136,31 @@ export function upstashAdapter(client: UpstashRedisLike, opts: UpstashAdapterOpt
         });
       }
       return splitByGroups(
-        first.map((r) => r.outcome),
+        first.flatMap((r) => r.outcomes),
         groups,
       );
     },
   };
 
   async function runPipeline(
-    writes: readonly ShardWrite[],
+    calls: readonly ShardCall[],
     fullText: boolean,
-  ): Promise<Array<{ outcome: WriteOutcome; noScript: boolean }>> {
+  ): Promise<Array<{ outcomes: WriteOutcome[]; noScript: boolean }>> {
     const pipeline = client.pipeline();
-    // Loading the script first makes EVALSHA find it, so a NOSCRIPT re-send — which would
+    // Loading the scripts first makes EVALSHA find them, so a NOSCRIPT re-send — which would
     // reorder the shard's entries — is only a last resort.
-    const load = !fullText && writes.some((w) => w.kind === 'idempotent');
-    if (load) pipeline.scriptLoad(script.lua);
-    for (const w of writes) {
-      if (w.kind === 'xadd') pipeline.xadd(w.key, '*', plain(w.fields), xaddOptions(w.maxLen, w.approx));
+    const loads: LuaScript[] = [];
+    if (!fullText && calls.some((c) => c.batch)) loads.push(batch);
+    if (!fullText && calls.some((c) => !c.batch && c.writes[0]!.kind === 'idempotent')) loads.push(script);
+    for (const l of loads) pipeline.scriptLoad(l.lua);
+    for (const call of calls) {
+      const w = call.writes[0]!;
+      if (call.batch) {
+        const { keys, args } = batchCallOf(call.writes);
+        if (fullText) pipeline.eval(batch.lua, keys, args);
+        else pipeline.evalsha(batch.sha1, keys, args);
+      } else if (w.kind === 'xadd')
+        pipeline.xadd(w.key, '*', plain(w.fields), xaddOptions(w.maxLen, w.approx));
       else if (fullText) pipeline.eval(script.lua, keysOf(w), argsOf(w));
       else pipeline.evalsha(script.sha1, keysOf(w), argsOf(w));
     }
@@ -152,35 +168,34 @@ export function upstashAdapter(client: UpstashRedisLike, opts: UpstashAdapterOpt
     try {
       replies = await pipeline.exec({ keepErrors: true });
     } catch (err) {
-      const error = toRedisCommandError(err, `pipeline to ${writes[0]?.key}`, REPLY_ERRORS);
-      return writes.map(() => ({ outcome: { status: 'error', error }, noScript: false }));
+      const error = toRedisCommandError(err, `pipeline to ${calls[0]?.writes[0]?.key}`, REPLY_ERRORS);
+      return calls.map((c) => ({
+        outcomes: c.writes.map(() => ({ status: 'error', error })),
+        noScript: false,
+      }));
     }
-    const offset = load ? 1 : 0;
-    return writes.map((w, i) => {
-      const reply = replies[i + offset];
-      const what = `${w.kind === 'xadd' ? 'XADD' : 'idempotent publish to'} ${w.key}`;
+    return calls.map((call, i) => {
+      const reply = replies[i + loads.length];
+      const w = call.writes[0]!;
+      const failed = (error: RedisCommandError) =>
+        call.writes.map((): WriteOutcome => ({ status: 'error', error }));
       if (!reply || reply.error) {
         const text = reply?.error ?? 'no reply in pipeline result';
-        const error: RedisCommandError = toRedisCommandError(
-          replyError(text),
-          what,
-          reply ? REPLY_ERRORS : [],
-        );
+        const error = toRedisCommandError(replyError(text), describeWrite(w), reply ? REPLY_ERRORS : []);
         return {
-          outcome: { status: 'error', error },
-          noScript: w.kind === 'idempotent' && !fullText && isNoScript(text),
+          outcomes: failed(error),
+          noScript: (call.batch || w.kind === 'idempotent') && !fullText && isNoScript(text),
         };
       }
       try {
+        if (call.batch)
+          return { outcomes: batchOutcomes(reply.result, call.writes, REPLY_ERRORS[0]!), noScript: false };
         return {
-          outcome: w.kind === 'xadd' ? xaddOutcome(reply.result) : decodeIdempotentReply(reply.result),
+          outcomes: [w.kind === 'xadd' ? xaddOutcome(reply.result) : decodeIdempotentReply(reply.result)],
           noScript: false,
         };
       } catch (e) {
-        return {
-          outcome: { status: 'error', error: toRedisCommandError(e, `reply to ${w.key}`, []) },
-          noScript: false,
-        };
+        return { outcomes: failed(toRedisCommandError(e, `reply to ${w.key}`, [])), noScript: false };
       }
     });
   }

@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RedisCommandError } from '../../src/client/errors.js';
 import { ioredisAdapter } from '../../src/client/ioredis-adapter.js';
+import { IDEMPOTENT_BATCH } from '../../src/client/lua/idempotent-batch.js';
 import { IDEMPOTENT_PUBLISH, idempotencyMarkerKey } from '../../src/client/lua/idempotent-publish.js';
 import type { FetchLike } from '../../src/client/transport.js';
 import { routeV1 } from '../../src/routing/route-v1.js';
@@ -90,8 +91,10 @@ describe('producer > idempotent publish', () => {
       duplicate: false,
     });
     const lua2 = `-- ${randomBytes(8).toString('hex')}\n${IDEMPOTENT_PUBLISH.lua}`;
+    const lua3 = `-- ${randomBytes(8).toString('hex')}\n${IDEMPOTENT_BATCH.lua}`;
     const fresh2 = ioredisAdapter(redis, {
       idempotentScript: { name: 'fresh2', lua: lua2, sha1: sha1Hex(lua2) },
+      batchScript: { name: 'fresh3', lua: lua3, sha1: sha1Hex(lua3) },
     });
     const prod2 = producer({ streamPrefix: p, redis: fresh2, fetch: stackFetch(stack) });
     const batch = await prod2.publishBatch(

@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis as Upstash } from '@upstash/redis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { IDEMPOTENT_BATCH } from '../../src/client/lua/idempotent-batch.js';
 import { IDEMPOTENT_PUBLISH } from '../../src/client/lua/idempotent-publish.js';
 import type { FetchLike } from '../../src/client/transport.js';
 import { upstashAdapter } from '../../src/client/upstash-adapter.js';
@@ -82,7 +83,13 @@ describe('producer over @upstash/redis (real Redis behind a REST bridge)', () =>
     await createStream(stack, p, 4);
     const lua = `-- ${randomBytes(8).toString('hex')}\n${IDEMPOTENT_PUBLISH.lua}`;
     const sha1 = createHash('sha1').update(lua).digest('hex');
-    const adapter = upstashAdapter(client, { idempotentScript: { name: 'fresh', lua, sha1 } });
+    const batchLua = `-- ${randomBytes(8).toString('hex')}\n${IDEMPOTENT_BATCH.lua}`;
+    const batchScript = {
+      name: 'fresh-batch',
+      lua: batchLua,
+      sha1: createHash('sha1').update(batchLua).digest('hex'),
+    };
+    const adapter = upstashAdapter(client, { idempotentScript: { name: 'fresh', lua, sha1 }, batchScript });
     const prod = producer({ streamPrefix: p, redis: adapter, fetch: stackFetch(stack) });
     const records = Array.from({ length: 30 }, (_, i) => ({
       partitionKey: `c${i % 10}`,

@@ -1,0 +1,116 @@
+/**
+ * Idempotent batches (issue 16.3) against real Redis: the records of a batch bound for one
+ * shard run as ONE idempotent-batch script call — counted on a private redis-server's
+ * commandstats — with the per-record outcomes a pipeline of single scripts had: input order kept
+ * across plain and `eventId` records, repeats (also within the batch) answered with the first
+ * entry id, a refused record reported alone.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ioredisAdapter } from '../../src/client/ioredis-adapter.js';
+import { idempotencyMarkerKey } from '../../src/client/lua/idempotent-publish.js';
+import { createProducer } from '../../src/client/producer.js';
+import { routeV1 } from '../../src/routing/route-v1.js';
+import { uniquePrefix } from '../support/redis.js';
+import { type StandaloneRedis, startStandalone } from '../support/redis-server.js';
+import { readShard } from './fixtures.js';
+import { referenceDouble } from './reference-double.js';
+
+let server: StandaloneRedis;
+let redis: Redis;
+beforeAll(async () => {
+  server = await startStandalone();
+  redis = new Redis(server.url);
+});
+afterAll(async () => {
+  redis.disconnect();
+  await server.stop();
+});
+
+/** Script runs (EVALSHA + EVAL) the server has executed so far. */
+async function scriptCalls(): Promise<number> {
+  const info = await redis.info('commandstats');
+  let n = 0;
+  for (const m of info.matchAll(/^cmdstat_(evalsha|eval):calls=(\d+)/gm)) n += Number(m[2]);
+  return n;
+}
+
+/** A producer of `p` over `shards` existing shards (routing from a reference double). */
+async function producerOn(p: string, shards: number) {
+  for (let i = 0; i < shards; i++) await redis.xadd(`${p}:${i}`, '*', 'init', '1');
+  const double = referenceDouble({ streamPrefix: p, shardCount: shards });
+  return createProducer({
+    streamPrefix: p,
+    coordinatorUrl: 'http://coordinator.localhost',
+    redis: ioredisAdapter(redis),
+    fetch: double.fetch,
+  });
+}
+
+const keyOn = (shard: number, shards: number) =>
+  Array.from({ length: 64 }, (_, i) => `k${i}`).find((k) => routeV1(k, shards) === shard)!;
+
+describe('producer > idempotent batches run one script per shard', () => {
+  it('runs 4 script calls for a batch of 100 eventId records on 4 shards, and 4 again for its repeat', async () => {
+    const p = uniquePrefix('batch-script');
+    const prod = await producerOn(p, 4);
+    await prod.routing();
+    const records = Array.from({ length: 100 }, (_, i) => ({
+      partitionKey: `order-${i}`,
+      fields: { i: String(i) },
+      eventId: `evt-${i}`,
+    }));
+    const before = await scriptCalls();
+    const first = await prod.publishBatch(records);
+    const afterFirst = await scriptCalls();
+    expect(first.every((r) => r.ok && !r.duplicate)).toBe(true);
+    expect(afterFirst - before).toBe(4);
+    const again = await prod.publishBatch(records);
+    expect((await scriptCalls()) - afterFirst).toBe(4);
+    expect(again.map((r) => r.ok && r.duplicate)).toEqual(records.map(() => true));
+    expect(again.map((r) => r.ok && r.entryId)).toEqual(first.map((r) => r.ok && r.entryId));
+    let total = 0;
+    for (let i = 0; i < 4; i++) total += (await readShard(redis, `${p}:${i}`)).length - 1;
+    expect(total).toBe(100);
+  });
+
+  it('keeps input order across plain and eventId records, and answers a repeat within the batch with the first id', async () => {
+    const p = uniquePrefix('batch-order');
+    const prod = await producerOn(p, 2);
+    const k = keyOn(1, 2);
+    const results = await prod.publishBatch([
+      { partitionKey: k, fields: { n: 'a' } },
+      { partitionKey: k, fields: { n: 'b' }, eventId: 'e1' },
+      { partitionKey: k, fields: { n: 'c' } },
+      { partitionKey: k, fields: { n: 'd' }, eventId: 'e1' },
+      { partitionKey: k, fields: { n: 'e' }, eventId: 'e2' },
+    ]);
+    expect(results.map((r) => r.ok && r.duplicate)).toEqual([false, false, false, true, false]);
+    expect(results[3]).toMatchObject({ ok: true, entryId: results[1]!.ok ? results[1]!.entryId : '' });
+    const entries = await readShard(redis, `${p}:1`);
+    expect(entries.map(([, f]) => f.n)).toEqual([undefined, 'a', 'b', 'c', 'e']);
+    expect(await redis.get(idempotencyMarkerKey(`${p}:1`, 'e2'))).toBe(
+      results[4]!.ok ? results[4]!.entryId : '',
+    );
+  });
+
+  it('reports a record refused by Redis on its own (not in doubt) while the rest of its shard lands', async () => {
+    const p = uniquePrefix('batch-refused');
+    const prod = await producerOn(p, 2);
+    const k = keyOn(0, 2);
+    // The marker key of e-bad holds a list: GET answers WRONGTYPE for that record only.
+    await redis.rpush(idempotencyMarkerKey(`${p}:0`, 'e-bad'), 'x');
+    const results = await prod.publishBatch([
+      { partitionKey: k, fields: { n: '1' }, eventId: 'e-ok' },
+      { partitionKey: k, fields: { n: '2' }, eventId: 'e-bad' },
+      { partitionKey: k, fields: { n: '3' } },
+    ]);
+    expect(results[0]).toMatchObject({ ok: true, duplicate: false });
+    expect(results[1]).toMatchObject({
+      ok: false,
+      error: { code: 'REDIS_ERROR', inDoubt: false, retryable: false },
+    });
+    expect(results[2]).toMatchObject({ ok: true });
+    expect((await readShard(redis, `${p}:0`)).map(([, f]) => f.n)).toEqual([undefined, '1', '3']);
+  });
+});
