@@ -6,7 +6,7 @@
  *
  * Usage: `npm run build:console`.
  */
-import { writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { LEGACY_JS } from '../src/console/legacy.js';
@@ -19,16 +19,40 @@ export const CONSOLE_BUNDLE_PATH = fileURLToPath(
   new URL('../src/console/generated/console-bundle.ts', import.meta.url),
 );
 
+const APP_DIR = `${ROOT}src/console/app`;
+
+/**
+ * The entry while some parts are still legacy strings: imports every export of the ported
+ * modules the legacy text does not declare itself, then the legacy text.
+ */
+async function bridgeEntry(): Promise<string> {
+  const files = (await readdir(APP_DIR)).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).sort();
+  const lines: string[] = [];
+  for (const f of files) {
+    const text = await readFile(`${APP_DIR}/${f}`, 'utf8');
+    const names = [...text.matchAll(/^export (?:async )?(?:function|const|class) (\w+)/gm)]
+      .map((m) => m[1]!)
+      .filter((n) => !new RegExp(`(function|var) ${n}\\b`).test(LEGACY_JS));
+    if (names.length) lines.push(`import { ${names.join(', ')} } from './app/${f.replace(/\.ts$/, '')}';`);
+  }
+  return `${lines.join('\n')}\n${LEGACY_JS}`;
+}
+
 /** Bundles the console script and returns its JavaScript (deterministic for the same sources). */
 export async function bundleConsoleScript(): Promise<string> {
   const result = await build({
-    stdin: { contents: LEGACY_JS, resolveDir: `${ROOT}src/console`, sourcefile: 'legacy.js', loader: 'js' },
+    stdin: {
+      contents: await bridgeEntry(),
+      resolveDir: `${ROOT}src/console`,
+      sourcefile: 'legacy.js',
+      loader: 'js',
+    },
     absWorkingDir: ROOT,
     bundle: true,
     write: false,
     format: 'iife',
     platform: 'browser',
-    target: 'es2020',
+    target: 'es2022',
     // Kept readable: the console is debugged in the browser's own DevTools.
     minify: false,
     charset: 'utf8',

@@ -1,0 +1,59 @@
+/**
+ * The response bodies the console reads, as the HTTP layer declares them. Type-only: nothing
+ * of `src/http` reaches the bundle. Fields an older coordinator may not send are optional here.
+ */
+import type {
+  StreamMessageRecordJson,
+  StreamMessagesPageJson,
+  StreamShardOffsetJson,
+  StreamShardOffsetsJson,
+} from '../../http/monitoring-views.js';
+import type {
+  AssignmentsResponseJson,
+  GroupResponseJson,
+  HealthResponseJson,
+  MemberJson,
+  MigrationJson,
+  MigrationsResponseJson,
+} from '../../http/schemas.js';
+
+export type {
+  AssignmentsResponseJson,
+  GroupResponseJson,
+  HealthResponseJson,
+  MemberJson,
+  MigrationJson,
+  MigrationsResponseJson,
+  StreamMessageRecordJson,
+  StreamMessagesPageJson,
+  StreamShardOffsetJson,
+  StreamShardOffsetsJson,
+};
+
+/** `GET /monitoring/session`. */
+export interface SessionJson {
+  authenticated: boolean;
+  username: string | null;
+  roles: string[];
+}
+
+/** `POST /auth/login` (`token` from coordinators before `accessToken`). */
+export interface LoginJson {
+  accessToken?: string;
+  token?: string;
+}
+
+/** `GET /monitoring/groups`. */
+export interface GroupsJson {
+  groups: GroupResponseJson[];
+}
+
+/** `GET /monitoring/…/members`. */
+export interface MembersJson {
+  members: MemberJson[];
+}
+
+/** `POST /streams/…/migrations/{id}/rollback`. */
+export interface RollbackJson {
+  state?: string;
+}
