@@ -6,10 +6,9 @@
  *
  * Usage: `npm run build:console`.
  */
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { LEGACY_JS } from '../src/console/legacy.js';
 
 /** Repository root: esbuild's working directory, so path comments in the bundle are stable. */
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -19,34 +18,13 @@ export const CONSOLE_BUNDLE_PATH = fileURLToPath(
   new URL('../src/console/generated/console-bundle.ts', import.meta.url),
 );
 
-const APP_DIR = `${ROOT}src/console/app`;
-
-/**
- * The entry while some parts are still legacy strings: imports every export of the ported
- * modules the legacy text does not declare itself, then the legacy text.
- */
-async function bridgeEntry(): Promise<string> {
-  const files = (await readdir(APP_DIR)).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).sort();
-  const lines: string[] = [];
-  for (const f of files) {
-    const text = await readFile(`${APP_DIR}/${f}`, 'utf8');
-    const names = [...text.matchAll(/^export (?:async )?(?:function|const|class) (\w+)/gm)]
-      .map((m) => m[1]!)
-      .filter((n) => !new RegExp(`(function|var) ${n}\\b`).test(LEGACY_JS));
-    if (names.length) lines.push(`import { ${names.join(', ')} } from './app/${f.replace(/\.ts$/, '')}';`);
-  }
-  return `${lines.join('\n')}\n${LEGACY_JS}`;
-}
+/** The bundle's entry: it imports every other part. */
+export const CONSOLE_ENTRY = 'src/console/app/main.ts';
 
 /** Bundles the console script and returns its JavaScript (deterministic for the same sources). */
 export async function bundleConsoleScript(): Promise<string> {
   const result = await build({
-    stdin: {
-      contents: await bridgeEntry(),
-      resolveDir: `${ROOT}src/console`,
-      sourcefile: 'legacy.js',
-      loader: 'js',
-    },
+    entryPoints: [CONSOLE_ENTRY],
     absWorkingDir: ROOT,
     bundle: true,
     write: false,

@@ -4,15 +4,18 @@
 import { listenForFragmentTokens, showSessionOffer } from './session-offer.js';
 import { app, listenForNavigation, missingView, render, VIEWS } from './shell.js';
 import { loadItem, PAUSED_KEY, takeFragmentToken } from './storage.js';
+import { groupView } from './view-group.js';
+import { groupsView } from './view-groups.js';
+import { messagesView } from './view-messages.js';
 
+VIEWS.groups = groupsView;
+VIEWS.group = groupView;
+VIEWS.messages = messagesView;
 VIEWS.missing = missingView;
 
-/** Starts the console once the views are registered. */
-export function boot(): void {
-  listenForNavigation();
-  listenForFragmentTokens();
-  takeFragmentToken();
-  app.paused = loadItem(PAUSED_KEY) === '1';
-  void render();
-  showSessionOffer();
-}
+listenForNavigation();
+listenForFragmentTokens();
+takeFragmentToken();
+app.paused = loadItem(PAUSED_KEY) === '1';
+void render();
+showSessionOffer();

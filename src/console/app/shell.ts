@@ -34,11 +34,11 @@ export interface View {
   fail?: (e: unknown) => void;
 }
 
-/** Makes the view of a route. */
-export type ViewFactory = (route: Route) => View;
+/** A view factory per route name, each taking its own route. */
+export type ViewFactories = { [K in Route['name']]?: (route: Extract<Route, { name: K }>) => View };
 
 /** The views by route name (main.ts registers them). */
-export const VIEWS: Record<string, ViewFactory> = {};
+export const VIEWS: ViewFactories = {};
 
 interface Mounted {
   view: View;
@@ -240,7 +240,8 @@ export async function render(): Promise<void> {
     }
     if (gen !== app.generation) return;
   }
-  const make = VIEWS[route.name] ?? VIEWS.missing ?? missingView;
+  // The factory registered under route.name takes that route (TypeScript cannot correlate them).
+  const make = (VIEWS[route.name] ?? missingView) as (r: Route) => View;
   const view = make(route);
   mounted = { view, busy: false, again: false, refreshes: 0 };
   renderHeader(view.crumbs, !!view.refresh);
