@@ -15,6 +15,7 @@ import type {
   MemberJson,
   MigrationJson,
   MigrationsResponseJson,
+  RollbackBody,
 } from '../../http/schemas.js';
 
 export type {
@@ -24,6 +25,7 @@ export type {
   MemberJson,
   MigrationJson,
   MigrationsResponseJson,
+  RollbackBody,
   StreamMessageRecordJson,
   StreamMessagesPageJson,
   StreamShardOffsetJson,

@@ -2,8 +2,8 @@
  * The sign-in form: username and password for `POST /auth/login`, whose Bearer token becomes
  * the tab's session.
  */
-import { ApiError, api, describeError, hasStatus } from './api.js';
-import type { LoginJson } from './api-types.js';
+import { ApiError, describeError, hasStatus } from './api.js';
+import { postLogin } from './client.js';
 import { fill, h } from './dom.js';
 import { BASE } from './router.js';
 import { app, navigate, render, renderHeader, unmount } from './shell.js';
@@ -76,7 +76,7 @@ export function showLogin(message: string | null, explicit: boolean): void {
 
 async function login(username: string, password: string): Promise<void> {
   clearToken();
-  const body = await api<LoginJson | null>('POST', '/auth/login', { username, password });
+  const body = await postLogin(username, password);
   const token = body?.accessToken || body?.token;
   if (!token) throw new ApiError(0, 'NO_TOKEN', 'the coordinator answered without a token');
   setToken(token);

@@ -2,10 +2,10 @@
  * Rolling back the active migration from the console: eligibility as the coordinator reports
  * it, a button (WRITE role) and a confirm step that asks for the reason kept in the audit log.
  */
-import { api, describeError } from './api.js';
-import type { MigrationJson, RollbackJson } from './api-types.js';
+import { describeError } from './api.js';
+import type { MigrationJson } from './api-types.js';
+import { postRollback } from './client.js';
 import { h } from './dom.js';
-import { enc, groupPath } from './format.js';
 import type { GroupData } from './group-data.js';
 import { app, canWrite, refreshNow } from './shell.js';
 import { alertBox, badge, mono } from './widgets.js';
@@ -94,9 +94,8 @@ function confirmBox(ctx: GroupData, ui: RollbackUi, m: MigrationJson, redraw: ()
     }
     confirm.disabled = true;
     cancel.disabled = true;
-    const path = groupPath(ctx.p, ctx.g) + '/migrations/' + enc(m.reshardingId) + '/rollback';
     const by = app.session?.username || 'console';
-    api<RollbackJson | null>('POST', path, { requestedBy: by, reason: why })
+    postRollback(ctx.p, ctx.g, m.reshardingId, { requestedBy: by, reason: why })
       .then(
         (res) => {
           ui.result = {

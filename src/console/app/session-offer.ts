@@ -3,8 +3,8 @@
  * taken (see `takeFragmentToken`); a notice above the page names the link's account and waits
  * for the user to switch to it or keep the current session.
  */
-import { api, describeError, hasStatus } from './api.js';
-import type { SessionJson } from './api-types.js';
+import { describeError, hasStatus } from './api.js';
+import { fetchSession } from './client.js';
 import { fill, h } from './dom.js';
 import { app, render } from './shell.js';
 import { offer, setToken, takeFragmentToken } from './storage.js';
@@ -35,7 +35,7 @@ export function showSessionOffer(): void {
   const actions = h('div', { class: 'offer-actions' }, keepSessionButton('Keep my session'));
   const box = h('div', { id: 'session-offer', class: 'alert warn offer', role: 'alert' }, [text, actions]);
   document.getElementById('view')!.before(box);
-  api<SessionJson | null>('GET', '/monitoring/session', undefined, token).then(
+  fetchSession(token).then(
     (who) => {
       if (offer.token !== token) return;
       const name = who?.username ? who.username : 'another account';

@@ -2,8 +2,9 @@
  * The frame around every view: navigation without page loads, the header (breadcrumbs, status,
  * refresh controls, who is signed in), and the refresh loop that keeps a view's data current.
  */
-import { api, describeError, hasStatus } from './api.js';
+import { describeError, hasStatus } from './api.js';
 import type { SessionJson } from './api-types.js';
+import { fetchSession } from './client.js';
 import { fill, h } from './dom.js';
 import { clockTime } from './format.js';
 import { showLogin } from './login.js';
@@ -223,7 +224,7 @@ export async function render(): Promise<void> {
   }
   if (!app.session) {
     try {
-      app.session = await api<SessionJson>('GET', '/monitoring/session');
+      app.session = await fetchSession();
     } catch (e) {
       if (gen !== app.generation) return;
       if (hasStatus(e, 401)) {

@@ -2,16 +2,10 @@
  * The per-group page: summary cards, shard ownership grid, members with lease countdowns and the
  * migration panel, refreshed together from the monitoring API.
  */
-import { api, describeError, optional } from './api.js';
-import type {
-  AssignmentsResponseJson,
-  GroupResponseJson,
-  MembersJson,
-  MigrationsResponseJson,
-  StreamShardOffsetsJson,
-} from './api-types.js';
+import { describeError, optional } from './api.js';
+import { fetchAssignments, fetchGroup, fetchMembers, fetchMigrations, fetchOffsets } from './client.js';
 import { fill, h } from './dom.js';
-import { fmtNum, groupPath } from './format.js';
+import { fmtNum } from './format.js';
 import { type GroupData, LIVE_OWNER } from './group-data.js';
 import type { RollbackUi } from './rollback.js';
 import { BASE, groupLabel, link, messagesHref } from './router.js';
@@ -50,7 +44,6 @@ function loading(id: string, cls = 'panel-body flush', text = 'empty'): HTMLDivE
 
 /** The group view of stream `p`, group `g`. */
 export function groupView(r: { p: string; g: string }): View {
-  const base = '/monitoring' + groupPath(r.p, r.g);
   const cards = h('div', { class: 'cards', id: 'group-cards' });
   const violations = h('div', { id: 'violations' });
   const shardBody = loading('shards');
@@ -84,11 +77,11 @@ export function groupView(r: { p: string; g: string }): View {
     el,
     refresh: async () => {
       const [group, members, assignments, offsets, migrations] = await Promise.all([
-        api<GroupResponseJson>('GET', base),
-        optional(api<MembersJson | null>('GET', base + '/members')),
-        optional(api<AssignmentsResponseJson | null>('GET', base + '/assignments')),
-        optional(api<StreamShardOffsetsJson | null>('GET', base + '/offsets')),
-        optional(api<MigrationsResponseJson | null>('GET', base + '/migrations')),
+        fetchGroup(r.p, r.g),
+        optional(fetchMembers(r.p, r.g)),
+        optional(fetchAssignments(r.p, r.g)),
+        optional(fetchOffsets(r.p, r.g)),
+        optional(fetchMigrations(r.p, r.g)),
       ]);
       const ctx: GroupData = {
         p: r.p,

@@ -2,8 +2,9 @@
  * The start page: coordinator health and every consumer group (`/monitoring/groups`), each
  * linking to its group view.
  */
-import { api, describeError, type Optional, optional } from './api.js';
-import type { GroupResponseJson, GroupsJson, HealthResponseJson, MigrationJson } from './api-types.js';
+import { describeError, type Optional, optional } from './api.js';
+import type { GroupResponseJson, HealthResponseJson, MigrationJson } from './api-types.js';
+import { fetchGroups, fetchHealth } from './client.js';
 import { fill, h } from './dom.js';
 import { fmtNum, isNum } from './format.js';
 import { groupHref, link } from './router.js';
@@ -25,7 +26,7 @@ function sumValues(obj: Record<string, unknown> | null | undefined): number {
 
 function renderHealthCards(
   box: HTMLElement,
-  health: Optional<HealthResponseJson>,
+  health: Optional<HealthResponseJson | null>,
   groups: GroupResponseJson[],
 ): void {
   const hd = health.data;
@@ -117,10 +118,7 @@ export function groupsView(): View {
       panel('Groups', 'GET /coord/v1/monitoring/groups', body),
     ]),
     refresh: async () => {
-      const [list, health] = await Promise.all([
-        api<GroupsJson | null>('GET', '/monitoring/groups'),
-        optional(api<HealthResponseJson>('GET', '/monitoring/health')),
-      ]);
+      const [list, health] = await Promise.all([fetchGroups(), optional(fetchHealth())]);
       const groups = list?.groups || [];
       renderHealthCards(cards, health, groups);
       renderGroupsTable(body, groups);

@@ -3,10 +3,11 @@
  * newest or oldest first, paging on with `nextCursor` and back through the cursors already
  * visited. Pure reads: browsing never moves a consumer group.
  */
-import { api, describeError } from './api.js';
-import type { GroupResponseJson, StreamMessageRecordJson, StreamMessagesPageJson } from './api-types.js';
+import { describeError } from './api.js';
+import type { StreamMessageRecordJson } from './api-types.js';
+import { fetchGroup, fetchMessages } from './client.js';
 import { fill, h } from './dom.js';
-import { enc, fmtTime, groupPath } from './format.js';
+import { fmtTime } from './format.js';
 import { BASE, consoleHref, groupHref, groupLabel } from './router.js';
 import { refreshNow, type View } from './shell.js';
 import { consumableOf } from './view-shards.js';
@@ -146,7 +147,7 @@ export function messagesView(r: {
     );
 
   async function refresh(): Promise<void> {
-    const group = await api<GroupResponseJson>('GET', '/monitoring' + groupPath(r.p, r.g));
+    const group = await fetchGroup(r.p, r.g);
     const shards = consumableOf(group);
     let changed = !st.shards || shards.join(',') !== st.shards.join(',');
     st.shards = shards;
@@ -162,10 +163,7 @@ export function messagesView(r: {
       changed = true;
     }
     if (changed) renderShardOptions(shards);
-    const q =
-      '?direction=' + st.direction + '&limit=' + st.limit + (st.cursor ? '&cursor=' + enc(st.cursor) : '');
-    const path = '/monitoring' + groupPath(r.p, r.g) + '/shards/' + st.shard + '/messages' + q;
-    const page = await api<StreamMessagesPageJson>('GET', path);
+    const page = await fetchMessages(r.p, r.g, st.shard, st);
     st.next = page.nextCursor || null;
     syncButtons();
     const records = page.records || [];
