@@ -1,6 +1,7 @@
 /**
- * The response bodies the console reads, as the HTTP layer declares them. Type-only: nothing
- * of `src/http` reaches the bundle. Fields an older coordinator may not send are optional here.
+ * The bodies the console reads and sends, as the HTTP layer declares them: the one place the
+ * browser sources name `src/http`, and type-only, so none of it reaches the bundle. The few
+ * bodies the HTTP layer does not export a type for are declared below.
  */
 import type {
   StreamMessageRecordJson,
