@@ -4,7 +4,19 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Browser, type Page } from './chromium.js';
+import {
+  type Browser,
+  evaluate,
+  launchBrowser,
+  openPage,
+  type Page,
+  problemsOf,
+  screenshot,
+  textOf,
+  typeInto,
+  waitFor,
+  waitForView,
+} from './browser.js';
 import {
   ADMIN_PASSWORD,
   type ConsoleFixture,
@@ -18,19 +30,18 @@ let browser: Browser;
 let page: Page;
 let shots: string;
 
-const text = (selector: string) =>
-  page.evaluate<string>(`document.querySelector(${JSON.stringify(selector)})?.innerText ?? ''`);
+const text = (selector: string) => textOf(page, selector);
 const count = (selector: string) =>
-  page.evaluate<number>(`document.querySelectorAll(${JSON.stringify(selector)}).length`);
+  evaluate<number>(page, `document.querySelectorAll(${JSON.stringify(selector)}).length`);
 const groupPath = () => `/console/streams/${fx.p}/groups/${fx.p}`;
 
 beforeAll(async () => {
   [fx, browser, shots] = await Promise.all([
     startConsoleFixture({ credentials: true }),
-    Browser.launch(),
+    launchBrowser(),
     shotsDir(),
   ]);
-  page = await browser.newPage();
+  page = await openPage(browser);
 });
 
 afterAll(async () => {
@@ -42,19 +53,19 @@ afterAll(async () => {
 describe('console > sign-in', () => {
   it('asks for credentials, refuses a wrong password and signs in with the form', async () => {
     await page.goto(`${fx.url}/console`);
-    await page.waitFor("document.body.getAttribute('data-view') === 'login'", 'the login form');
-    await page.screenshot(join(shots, '01-login.png'));
+    await waitFor(page, "document.body.getAttribute('data-view') === 'login'", 'the login form');
+    await screenshot(page, join(shots, '01-login.png'));
 
-    await page.type('#login-username', 'admin');
-    await page.type('#login-password', 'not-the-password');
+    await typeInto(page, '#login-username', 'admin');
+    await typeInto(page, '#login-password', 'not-the-password');
     await page.click('#login-submit');
-    await page.waitFor("document.querySelector('#login-error .alert')", 'the login error');
+    await waitFor(page, "document.querySelector('#login-error .alert')", 'the login error');
     expect(await text('#login-error')).toContain('Wrong username or password');
     expect(await page.evaluate("sessionStorage.getItem('rsc.console.token')")).toBeNull();
 
-    await page.type('#login-password', ADMIN_PASSWORD);
+    await typeInto(page, '#login-password', ADMIN_PASSWORD);
     await page.click('#login-submit');
-    await page.waitForView('groups');
+    await waitForView(page, 'groups');
     expect(await page.evaluate("sessionStorage.getItem('rsc.console.token')")).toMatch(/^[\w-]+\.[\w-]+$/);
     expect(await text('#who')).toBe('Signed in as admin');
   });
@@ -64,7 +75,8 @@ describe('console > groups', () => {
   it('lists the group with its state, shards, members and health', async () => {
     const row = `tr[data-group="${fx.p}/${fx.p}"]`;
     expect(await count(row)).toBe(1);
-    const cells = await page.evaluate<string[]>(
+    const cells = await evaluate<string[]>(
+      page,
       `[...document.querySelectorAll('${row} td')].map((td) => td.innerText.trim())`,
     );
     const g = (await fx.call('GET', `/coord/v1/monitoring/streams/${fx.p}/groups/${fx.p}`)).body;
@@ -81,22 +93,25 @@ describe('console > groups', () => {
     ]);
     expect(await text('#health-status')).toContain('UP');
     expect(await text('#health-redis')).toContain('UP');
-    await page.screenshot(join(shots, '02-groups.png'));
+    await screenshot(page, join(shots, '02-groups.png'));
   });
 });
 
 describe('console > group view', () => {
   it('shows every shard with target and current owner, lag and pending, and the members', async () => {
     await page.click(`tr[data-group="${fx.p}/${fx.p}"] a.group-link`);
-    await page.waitForView('group');
+    await waitForView(page, 'group');
     expect(await page.evaluate('location.pathname')).toBe(groupPath());
 
     expect(await count('#shard-grid .shard')).toBe(4);
-    const owners = await page.evaluate<Record<string, { target: string; current: string }>>(`
+    const owners = await evaluate<Record<string, { target: string; current: string }>>(
+      page,
+      `
       Object.fromEntries([...document.querySelectorAll('#shard-grid .shard')].map((el) => {
         const dd = [...el.querySelectorAll('dt')].reduce((o, dt) => (o[dt.innerText] = dt.nextElementSibling.innerText.trim(), o), {});
         return [el.dataset.shard, { target: dd.Target, current: dd.Current }];
-      }))`);
+      }))`,
+    );
     const expected: Record<string, { target: string; current: string }> = {};
     for (const m of fx.members) {
       for (const s of m.owned) expected[String(s)] = { target: m.id, current: m.id };
@@ -117,17 +132,18 @@ describe('console > group view', () => {
     const lease = await text('tr[data-member="worker-a"] .lease-left');
     expect(lease).toMatch(/^(1\d\d|\d\d?)\.\d s left$|^\d m \d+ s left$/);
     expect(await text('#no-migration')).toBe('No active migration. The stream has 4 shards.');
-    await page.screenshot(join(shots, '03-group.png'));
+    await screenshot(page, join(shots, '03-group.png'));
 
-    await page.colorScheme('dark');
-    await page.screenshot(join(shots, '04-group-dark.png'));
-    await page.colorScheme('light');
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
+    await screenshot(page, join(shots, '04-group-dark.png'));
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
   });
 
   it('counts lease time down between refreshes', async () => {
     const read = () => text('tr[data-member="worker-b"] .lease-left');
     const first = await read();
-    await page.waitFor(
+    await waitFor(
+      page,
       `document.querySelector('tr[data-member="worker-b"] .lease-left').innerText !== ${JSON.stringify(first)}`,
       'the lease countdown to move',
     );
@@ -136,7 +152,8 @@ describe('console > group view', () => {
   it('refreshes on its own and stops while paused', async () => {
     const now = async () => Number(await page.evaluate("document.body.getAttribute('data-refreshes')"));
     const before = await now();
-    await page.waitFor(
+    await waitFor(
+      page,
       `Number(document.body.getAttribute('data-refreshes')) > ${before}`,
       'an automatic refresh',
     );
@@ -145,13 +162,14 @@ describe('console > group view', () => {
     expect(await page.evaluate("document.body.getAttribute('data-paused')")).toBe('true');
     expect(await text('#refresh-toggle')).toBe('Resume auto-refresh');
     // A refresh already under way may still land; none may start after it.
-    await page.waitFor("!document.body.hasAttribute('data-busy')", 'the last refresh to finish');
+    await waitFor(page, "!document.body.hasAttribute('data-busy')", 'the last refresh to finish');
     const paused = await now();
     await new Promise((r) => setTimeout(r, 2600));
     expect(await now()).toBe(paused);
 
     await page.click('#refresh-toggle');
-    await page.waitFor(
+    await waitFor(
+      page,
       `Number(document.body.getAttribute('data-refreshes')) > ${paused}`,
       'refreshes to resume',
     );
@@ -160,27 +178,29 @@ describe('console > group view', () => {
 
 describe('console > message browser', () => {
   const ids = () =>
-    page.evaluate<string[]>(
+    evaluate<string[]>(
+      page,
       `[...document.querySelectorAll('tr[data-record-id]')].map((r) => r.dataset.recordId)`,
     );
 
   it('pages a shard newest first, forward and back', async () => {
     await page.click('a.messages-link');
-    await page.waitForView('messages');
+    await waitForView(page, 'messages');
     expect(await page.evaluate('document.querySelector("#msg-shard").value')).toBe('0');
     const newest = [...fx.shard0].reverse();
     expect(await ids()).toEqual(newest.slice(0, 25));
     expect(await text(`tr[data-record-id="${fx.shard0[29]}"] .payload`)).toBe('{"order":29,"sku":"SKU-29"}');
-    await page.screenshot(join(shots, '05-messages.png'));
+    await screenshot(page, join(shots, '05-messages.png'));
 
     await page.click('#msg-next');
-    await page.waitFor(`document.querySelectorAll('tr[data-record-id]').length === 5`, 'the second page');
+    await waitFor(page, `document.querySelectorAll('tr[data-record-id]').length === 5`, 'the second page');
     expect(await ids()).toEqual(newest.slice(25));
     expect(await page.evaluate('document.querySelector("#msg-next").disabled')).toBe(true);
     expect(await text('#msg-info')).toContain('end of stream');
 
     await page.click('#msg-prev');
-    await page.waitFor(
+    await waitFor(
+      page,
       `document.querySelectorAll('tr[data-record-id]').length === 25`,
       'the first page again',
     );
@@ -189,21 +209,22 @@ describe('console > message browser', () => {
 
   it('pages oldest first and switches shards', async () => {
     await page.select('#msg-order', 'FORWARD');
-    await page.waitFor(
+    await waitFor(
+      page,
       `document.querySelector('tr[data-record-id]')?.dataset.recordId === ${JSON.stringify(fx.shard0[0])}`,
       'oldest-first order',
     );
     expect(await ids()).toEqual(fx.shard0.slice(0, 25));
     await page.click('#msg-next');
-    await page.waitFor(`document.querySelectorAll('tr[data-record-id]').length === 5`, 'the last page');
+    await waitFor(page, `document.querySelectorAll('tr[data-record-id]').length === 5`, 'the last page');
     expect(await ids()).toEqual(fx.shard0.slice(25));
 
     await page.select('#msg-shard', '2');
-    await page.waitFor(`document.querySelectorAll('tr[data-record-id]').length === 1`, 'shard 2');
+    await waitFor(page, `document.querySelectorAll('tr[data-record-id]').length === 1`, 'shard 2');
     expect(await text('tr[data-record-id] .fields')).toContain('kind=fields-only');
     expect(await page.evaluate('location.search')).toBe('?direction=FORWARD&shard=2');
     await page.select('#msg-shard', '3');
-    await page.waitFor("document.querySelector('#no-messages')", 'the empty shard');
+    await waitFor(page, "document.querySelector('#no-messages')", 'the empty shard');
   });
 });
 
@@ -214,23 +235,23 @@ describe('console > token in the URL fragment', () => {
       password: ADMIN_PASSWORD,
     });
     expect(login.status).toBe(200);
-    const tab = await browser.newPage();
+    const tab = await openPage(browser);
     try {
       await tab.goto(`${fx.url}${groupPath()}#token=${encodeURIComponent(login.body.accessToken)}`);
-      await tab.waitForView('group');
+      await waitForView(tab, 'group');
       expect(await tab.evaluate('location.hash')).toBe('');
       expect(await tab.evaluate('document.querySelectorAll("#shard-grid .shard").length')).toBe(4);
-      expect(tab.problems).toEqual([]);
+      expect(problemsOf(tab)).toEqual([]);
     } finally {
       await tab.close();
     }
   });
 
   it('falls back to the login form when the fragment token is not valid', async () => {
-    const tab = await browser.newPage();
+    const tab = await openPage(browser);
     try {
       await tab.goto(`${fx.url}/console#token=forged.token`);
-      await tab.waitFor("document.body.getAttribute('data-view') === 'login'", 'the login form');
+      await waitFor(tab, "document.body.getAttribute('data-view') === 'login'", 'the login form');
       expect(await tab.evaluate("document.querySelector('#login-error').innerText")).toContain('expired');
     } finally {
       await tab.close();
@@ -241,13 +262,13 @@ describe('console > token in the URL fragment', () => {
 describe('console > sign-out', () => {
   it('forgets the token and returns to the login form', async () => {
     await page.click('#logout');
-    await page.waitFor("document.body.getAttribute('data-view') === 'login'", 'the login form');
+    await waitFor(page, "document.body.getAttribute('data-view') === 'login'", 'the login form');
     expect(await page.evaluate("sessionStorage.getItem('rsc.console.token')")).toBeNull();
     await page.goto(`${fx.url}${groupPath()}`);
-    await page.waitFor("document.body.getAttribute('data-view') === 'login'", 'the login form again');
+    await waitFor(page, "document.body.getAttribute('data-view') === 'login'", 'the login form again');
   });
 
   it('raised no script error or CSP violation on any page', () => {
-    expect(page.problems).toEqual([]);
+    expect(problemsOf(page)).toEqual([]);
   });
 });

@@ -5,7 +5,18 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Browser, type Page } from './chromium.js';
+import {
+  type Browser,
+  evaluate,
+  launchBrowser,
+  openPage,
+  type Page,
+  problemsOf,
+  screenshot,
+  textOf,
+  waitFor,
+  waitForView,
+} from './browser.js';
 import {
   ADMIN_PASSWORD,
   type ConsoleFixture,
@@ -23,9 +34,8 @@ let shots: string;
 let adminToken: string;
 let readerToken: string;
 
-const text = (selector: string) =>
-  page.evaluate<string>(`document.querySelector(${JSON.stringify(selector)})?.innerText ?? ''`);
-const stored = () => page.evaluate<string | null>("sessionStorage.getItem('rsc.console.token')");
+const text = (selector: string) => textOf(page, selector);
+const stored = () => evaluate<string | null>(page, "sessionStorage.getItem('rsc.console.token')");
 const groupUrl = (token: string) =>
   `${fx.url}/console/streams/${fx.p}/groups/${fx.p}#token=${encodeURIComponent(token)}`;
 
@@ -38,12 +48,12 @@ async function tokenOf(username: string, password: string): Promise<string> {
 beforeAll(async () => {
   [fx, browser, shots] = await Promise.all([
     startConsoleFixture({ credentials: true, users: `reader:${READER_PASSWORD}:READ` }),
-    Browser.launch(),
+    launchBrowser(),
     shotsDir(),
   ]);
   adminToken = await tokenOf('admin', ADMIN_PASSWORD);
   readerToken = await tokenOf('reader', READER_PASSWORD);
-  page = await browser.newPage();
+  page = await openPage(browser);
 });
 
 afterAll(async () => {
@@ -55,7 +65,7 @@ afterAll(async () => {
 describe('console > #token= with a session already open', () => {
   it('signs a tab without a session in and removes the token from the address bar', async () => {
     await page.goto(`${fx.url}/console#token=${encodeURIComponent(adminToken)}`);
-    await page.waitForView('groups');
+    await waitForView(page, 'groups');
     expect(await text('#who')).toBe('Signed in as admin');
     expect(await stored()).toBe(adminToken);
     expect(await page.evaluate('location.href')).toBe(`${fx.url}/console`);
@@ -64,17 +74,17 @@ describe('console > #token= with a session already open', () => {
 
   it("keeps the open session, hides the link's token and offers to switch", async () => {
     await page.goto(groupUrl(readerToken));
-    await page.waitForView('group');
+    await waitForView(page, 'group');
     expect(await page.evaluate('location.hash')).toBe('');
     expect(await page.evaluate('location.href')).not.toContain(readerToken);
     expect(await text('#who')).toBe('Signed in as admin');
     expect(await stored()).toBe(adminToken);
-    await page.waitFor("document.querySelector('#session-offer')", 'the offer to switch sessions');
+    await waitFor(page, "document.querySelector('#session-offer')", 'the offer to switch sessions');
     expect(await text('#session-offer')).toContain('reader');
-    await page.screenshot(join(shots, '11-session-offer.png'));
+    await screenshot(page, join(shots, '11-session-offer.png'));
 
     // It stays while the page refreshes and navigates, until answered.
-    await page.waitForView('group', 2);
+    await waitForView(page, 'group', 2);
     expect(await page.evaluate("document.querySelector('#session-offer')")).not.toBeNull();
   });
 
@@ -82,7 +92,7 @@ describe('console > #token= with a session already open', () => {
     await page.click('#session-keep');
     expect(await page.evaluate("document.querySelector('#session-offer')")).toBeNull();
     await page.goto(`${fx.url}/console`);
-    await page.waitForView('groups');
+    await waitForView(page, 'groups');
     expect(await text('#who')).toBe('Signed in as admin');
     expect(await stored()).toBe(adminToken);
     expect(await page.evaluate("document.querySelector('#session-offer')")).toBeNull();
@@ -90,21 +100,22 @@ describe('console > #token= with a session already open', () => {
 
   it("switches to the link's session only when the user asks", async () => {
     await page.goto(groupUrl(readerToken));
-    await page.waitFor("document.querySelector('#session-switch')", 'the offer to switch sessions');
+    await waitFor(page, "document.querySelector('#session-switch')", 'the offer to switch sessions');
     expect(await stored()).toBe(adminToken);
     await page.click('#session-switch');
-    await page.waitFor(
+    await waitFor(
+      page,
       "document.querySelector('#who')?.innerText === 'Signed in as reader'",
       "the link's session",
     );
-    await page.waitForView('group');
+    await waitForView(page, 'group');
     expect(await stored()).toBe(readerToken);
     expect(await page.evaluate("document.querySelector('#session-offer')")).toBeNull();
   });
 
   it('says nothing when the link carries the session the tab already has', async () => {
     await page.goto(`${fx.url}/console#token=${encodeURIComponent(readerToken)}`);
-    await page.waitForView('groups');
+    await waitForView(page, 'groups');
     expect(await page.evaluate('location.hash')).toBe('');
     expect(await page.evaluate("document.querySelector('#session-offer')")).toBeNull();
     expect(await text('#who')).toBe('Signed in as reader');
@@ -112,17 +123,17 @@ describe('console > #token= with a session already open', () => {
 
   it('drops a link whose token is not valid and keeps the session', async () => {
     await page.goto(`${fx.url}/console#token=forged.token`);
-    await page.waitForView('groups');
+    await waitForView(page, 'groups');
     expect(await page.evaluate('location.hash')).toBe('');
     expect(await text('#who')).toBe('Signed in as reader');
     expect(await stored()).toBe(readerToken);
-    await page.waitFor("document.querySelector('#session-offer')", 'the notice about the link');
+    await waitFor(page, "document.querySelector('#session-offer')", 'the notice about the link');
     expect(await text('#session-offer')).toContain('not valid');
     expect(await page.evaluate("document.querySelector('#session-switch')")).toBeNull();
     await page.click('#session-keep');
   });
 
   it('raised no script error or CSP violation', () => {
-    expect(page.problems).toEqual([]);
+    expect(problemsOf(page)).toEqual([]);
   });
 });

@@ -5,7 +5,19 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Browser, type Page } from './chromium.js';
+import {
+  type Browser,
+  evaluate,
+  launchBrowser,
+  openPage,
+  type Page,
+  problemsOf,
+  screenshot,
+  textOf,
+  typeInto,
+  waitFor,
+  waitForView,
+} from './browser.js';
 import {
   ADMIN_PASSWORD,
   type ConsoleFixture,
@@ -22,8 +34,7 @@ let page: Page;
 let shots: string;
 let reshardingId: string;
 
-const text = (selector: string) =>
-  page.evaluate<string>(`document.querySelector(${JSON.stringify(selector)})?.innerText ?? ''`);
+const text = (selector: string) => textOf(page, selector);
 const groupUrl = () => `${fx.url}/console/streams/${fx.p}/groups/${fx.p}`;
 
 async function tokenFor(username: string, password: string): Promise<string> {
@@ -42,10 +53,10 @@ async function migrations(): Promise<{
 beforeAll(async () => {
   [fx, browser, shots] = await Promise.all([
     startConsoleFixture({ credentials: true, users: `reader:${READER_PASSWORD}:READ` }),
-    Browser.launch(),
+    launchBrowser(),
     shotsDir(),
   ]);
-  page = await browser.newPage();
+  page = await openPage(browser);
   const scaled = await fx.call('POST', `/coord/v1/streams/${fx.p}/scale`, {
     targetShardCount: 2,
     requestedBy: 'test',
@@ -71,14 +82,15 @@ afterAll(async () => {
 describe('console > migration panel', () => {
   it('shows the draining scale-in with removed shards, holders, evidence and rollback eligibility', async () => {
     await page.goto(`${groupUrl()}#token=${encodeURIComponent(await tokenFor('admin', ADMIN_PASSWORD))}`);
-    await page.waitForView('group');
+    await waitForView(page, 'group');
     expect(await page.evaluate(`document.querySelector('#active-migration').dataset.reshardingId`)).toBe(
       reshardingId,
     );
     expect(await text('#active-migration')).toContain('4 → 2 shards (scale-in)');
     expect(await text('#active-migration')).toContain('DRAINING');
 
-    const rows = await page.evaluate<string[]>(
+    const rows = await evaluate<string[]>(
+      page,
       `[...document.querySelectorAll('tr[data-removed-shard]')].map((r) => r.dataset.removedShard)`,
     );
     expect(rows).toEqual(['2', '3']);
@@ -91,15 +103,16 @@ describe('console > migration panel', () => {
 
     expect(await text('#rollback-eligibility')).toContain('Rollback allowed');
     expect(await page.evaluate(`document.querySelector('#rollback-open').disabled`)).toBe(false);
-    await page.screenshot(join(shots, '06-migration.png'));
+    await screenshot(page, join(shots, '06-migration.png'));
   });
 
   it('rolls back only after the confirm step, with a reason', async () => {
     await page.click('#rollback-open');
-    await page.waitFor("document.querySelector('#rollback-confirm-box')", 'the confirm step');
+    await waitFor(page, "document.querySelector('#rollback-confirm-box')", 'the confirm step');
     // Auto-refresh must not wipe the confirm step while the operator types.
     const before = Number(await page.evaluate("document.body.getAttribute('data-refreshes')"));
-    await page.waitFor(
+    await waitFor(
+      page,
       `Number(document.body.getAttribute('data-refreshes')) > ${before}`,
       'a refresh during confirm',
     );
@@ -112,16 +125,16 @@ describe('console > migration panel', () => {
     ).toBe('true');
     expect((await migrations()).body.activeReshardingId).toBe(reshardingId);
 
-    await page.type('#rollback-reason', 'rollback from the console test');
-    await page.screenshot(join(shots, '07-rollback-confirm.png'));
+    await typeInto(page, '#rollback-reason', 'rollback from the console test');
+    await screenshot(page, join(shots, '07-rollback-confirm.png'));
     await page.click('#rollback-confirm');
-    await page.waitFor("document.querySelector('#rollback-result')", 'the rollback result');
+    await waitFor(page, "document.querySelector('#rollback-result')", 'the rollback result');
     expect(await text('#rollback-result')).toBe(`Rolled back ${reshardingId}: state ROLLED_BACK.`);
-    await page.waitFor("document.querySelector('#no-migration')", 'the panel without an active migration');
+    await waitFor(page, "document.querySelector('#no-migration')", 'the panel without an active migration');
     expect(await text('#no-migration')).toBe('No active migration. The stream has 4 shards.');
     expect((await migrations()).body.activeReshardingId).toBeNull();
-    await page.screenshot(join(shots, '08-rolled-back.png'));
-    expect(page.problems).toEqual([]);
+    await screenshot(page, join(shots, '08-rolled-back.png'));
+    expect(problemsOf(page)).toEqual([]);
   });
 
   it('offers no rollback to a READ-only user', async () => {
@@ -131,10 +144,10 @@ describe('console > migration panel', () => {
       reason: 'second migration',
     });
     expect(scaled.status).toBe(202);
-    const tab = await browser.newPage();
+    const tab = await openPage(browser);
     try {
       await tab.goto(`${groupUrl()}#token=${encodeURIComponent(await tokenFor('reader', READER_PASSWORD))}`);
-      await tab.waitForView('group');
+      await waitForView(tab, 'group');
       expect(await tab.evaluate(`document.querySelector('#who').innerText`)).toBe('Signed in as reader');
       expect(await tab.evaluate(`document.querySelector('#active-migration') !== null`)).toBe(true);
       expect(await tab.evaluate(`document.querySelector('#rollback-open').disabled`)).toBe(true);

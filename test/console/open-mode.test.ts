@@ -3,7 +3,15 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Browser, type Page } from './chromium.js';
+import {
+  type Browser,
+  launchBrowser,
+  openPage,
+  type Page,
+  problemsOf,
+  screenshot,
+  waitForView,
+} from './browser.js';
 import { type ConsoleFixture, publishShots, shotsDir, startConsoleFixture } from './fixture.js';
 
 let fx: ConsoleFixture;
@@ -14,10 +22,10 @@ let shots: string;
 beforeAll(async () => {
   [fx, browser, shots] = await Promise.all([
     startConsoleFixture({ credentials: false }),
-    Browser.launch(),
+    launchBrowser(),
     shotsDir(),
   ]);
-  page = await browser.newPage(1024, 768);
+  page = await openPage(browser, 1024, 768);
 });
 
 afterAll(async () => {
@@ -29,21 +37,21 @@ afterAll(async () => {
 describe('console > open mode', () => {
   it('shows the groups without asking for credentials', async () => {
     await page.goto(`${fx.url}/console`);
-    await page.waitForView('groups');
+    await waitForView(page, 'groups');
     expect(await page.evaluate("document.querySelector('#who').innerText")).toBe('Open mode');
     expect(await page.evaluate(`document.querySelectorAll('tr[data-group="${fx.p}/${fx.p}"]').length`)).toBe(
       1,
     );
     expect(await page.evaluate("document.querySelector('#logout')")).toBeNull();
-    await page.screenshot(join(shots, '09-open-mode-groups.png'));
+    await screenshot(page, join(shots, '09-open-mode-groups.png'));
   });
 
   it('opens a group in a narrow window', async () => {
     await page.goto(`${fx.url}/console/streams/${fx.p}/groups/${fx.p}`);
-    await page.waitForView('group');
+    await waitForView(page, 'group');
     expect(await page.evaluate('document.querySelectorAll("#shard-grid .shard").length')).toBe(4);
     expect(await page.evaluate('document.querySelectorAll("tr[data-member]").length')).toBe(2);
-    await page.screenshot(join(shots, '10-open-mode-group-narrow.png'));
-    expect(page.problems).toEqual([]);
+    await screenshot(page, join(shots, '10-open-mode-group-narrow.png'));
+    expect(problemsOf(page)).toEqual([]);
   });
 });

@@ -1,0 +1,108 @@
+/**
+ * The per-group page: summary cards, shard ownership grid, members with lease countdowns and the
+ * migration panel, refreshed together from the monitoring API.
+ */
+import { describeError, optional } from './api.js';
+import { fetchAssignments, fetchGroup, fetchMembers, fetchMigrations, fetchOffsets } from './client.js';
+import { fill, h } from './dom.js';
+import { fmtNum } from './format.js';
+import { type GroupData, LIVE_OWNER } from './group-data.js';
+import type { RollbackUi } from './rollback.js';
+import { BASE, groupLabel, link, messagesHref } from './router.js';
+import type { View } from './shell.js';
+import { renderMembers, tickLeases } from './view-members.js';
+import { renderMigration } from './view-migration.js';
+import { renderShardGrid } from './view-shards.js';
+import { alertBox, card, mono, panel, stateBadge } from './widgets.js';
+
+function groupCards(box: HTMLElement, ctx: GroupData): void {
+  const g = ctx.group;
+  const o = ctx.offsets.data;
+  const members = ctx.members.data?.members || [];
+  const live = members.filter((m) => LIVE_OWNER[m.state]).length;
+  const removed = Array.isArray(g.removedShards) ? g.removedShards.length : 0;
+  fill(box, [
+    card('Group state', stateBadge(g.state), 'group-state'),
+    card('Shards', fmtNum(g.shardCount) + (removed ? ' + ' + removed + ' draining' : ''), 'group-shards'),
+    card('Members (live / all)', fmtNum(live) + ' / ' + fmtNum(members.length), 'group-members'),
+    card('Total lag', o ? (o.totalLag === null ? 'unknown' : fmtNum(o.totalLag)) : '—', 'group-lag'),
+    card('Total pending', o ? fmtNum(o.totalPendingCount) : '—', 'group-pending'),
+    card('Stream length', o ? fmtNum(o.totalStreamLength) : '—', 'group-length'),
+    card('Epochs (group / assign.)', fmtNum(g.groupEpoch) + ' / ' + fmtNum(g.assignmentEpoch)),
+    card('Metadata version', fmtNum(g.metadataVersion)),
+  ]);
+}
+
+function violationsBox(box: HTMLElement, ctx: GroupData): void {
+  const v = ctx.assignments.data?.invariantViolations || [];
+  fill(box, v.length ? alertBox('Invariant violations: ' + v.join('; ')) : null);
+}
+
+function loading(id: string, cls = 'panel-body flush', text = 'empty'): HTMLDivElement {
+  return h('div', { class: cls, id }, h('p', { class: text, text: 'Loading…' }));
+}
+
+/** The group view of stream `p`, group `g`. */
+export function groupView(r: { p: string; g: string }): View {
+  const cards = h('div', { class: 'cards', id: 'group-cards' });
+  const violations = h('div', { id: 'violations' });
+  const shardBody = loading('shards');
+  const memberBody = loading('members');
+  const migrationBody = loading('migration', 'panel-body', 'muted');
+  const failure = h('div', { id: 'group-error' });
+  const ui: RollbackUi = { confirming: null, result: null };
+  const el = h('div', null, [
+    h('h1', null, [mono(r.p), h('span', { class: 'muted', text: ' / ' }), mono(r.g)]),
+    h('p', { class: 'subtitle' }, [
+      'Consumer group ',
+      mono(r.g),
+      ' of stream ',
+      mono(r.p),
+      '. ',
+      link(messagesHref(r.p, r.g, null), 'Browse messages', 'messages-link'),
+    ]),
+    failure,
+    cards,
+    violations,
+    panel('Shard ownership', 'target owner, current owners, lag and pending per consumable shard', shardBody),
+    panel('Members', "lease countdowns use this browser's clock", memberBody),
+    panel('Migration', 'resharding of the stream; rollback needs WRITE', migrationBody),
+  ]);
+  return {
+    title: r.p + ' / ' + r.g,
+    crumbs: [
+      { text: 'Groups', href: BASE },
+      { text: groupLabel(r.p, r.g), mono: true },
+    ],
+    el,
+    refresh: async () => {
+      const [group, members, assignments, offsets, migrations] = await Promise.all([
+        fetchGroup(r.p, r.g),
+        optional(fetchMembers(r.p, r.g)),
+        optional(fetchAssignments(r.p, r.g)),
+        optional(fetchOffsets(r.p, r.g)),
+        optional(fetchMigrations(r.p, r.g)),
+      ]);
+      const ctx: GroupData = {
+        p: r.p,
+        g: r.g,
+        group,
+        members,
+        assignments,
+        offsets,
+        migrations,
+        migrationBody,
+      };
+      fill(failure, null);
+      groupCards(cards, ctx);
+      violationsBox(violations, ctx);
+      renderShardGrid(shardBody, ctx);
+      renderMembers(memberBody, ctx);
+      renderMigration(migrationBody, ctx, ui, false);
+    },
+    tick: (now) => tickLeases(memberBody, now),
+    fail: (e) => {
+      fill(failure, alertBox('Cannot load this group: ' + describeError(e)));
+    },
+  };
+}

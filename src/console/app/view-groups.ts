@@ -1,0 +1,130 @@
+/**
+ * The start page: coordinator health and every consumer group (`/monitoring/groups`), each
+ * linking to its group view.
+ */
+import { describeError, type Optional, optional } from './api.js';
+import type { GroupResponseJson, HealthResponseJson, MigrationJson } from './api-types.js';
+import { fetchGroups, fetchHealth } from './client.js';
+import { fill, h } from './dom.js';
+import { fmtNum, isNum } from './format.js';
+import { groupHref, link } from './router.js';
+import type { View } from './shell.js';
+import { alertBox, badge, card, mono, panel, stateBadge, table, td } from './widgets.js';
+
+/** Number of keys of an object (0 for anything else). */
+export function countKeys(obj: unknown): number {
+  return obj && typeof obj === 'object' ? Object.keys(obj).length : 0;
+}
+
+function sumValues(obj: Record<string, unknown> | null | undefined): number {
+  let total = 0;
+  if (obj && typeof obj === 'object') {
+    for (const v of Object.values(obj)) if (isNum(v)) total += v;
+  }
+  return total;
+}
+
+function renderHealthCards(
+  box: HTMLElement,
+  health: Optional<HealthResponseJson | null>,
+  groups: GroupResponseJson[],
+): void {
+  const hd = health.data;
+  let members = 0;
+  for (const g of groups) members += countKeys(g.targetAssignmentSummary);
+  fill(box, [
+    card('Coordinator', hd ? stateBadge(hd.status) : badge('unknown'), 'health-status'),
+    card('Redis', hd ? stateBadge(hd.redis) : badge('unknown'), 'health-redis'),
+    card('Coordinator id', mono(hd ? hd.coordinatorId : '—')),
+    card('Consumer groups', fmtNum(groups.length), 'group-count'),
+    card('Live members', fmtNum(members)),
+  ]);
+}
+
+function migrationCell(m: MigrationJson | null | undefined): HTMLSpanElement {
+  if (!m) return h('span', { class: 'muted', text: '—' });
+  return h('span', { class: 'chips' }, [
+    stateBadge(m.state),
+    h('span', { class: 'small muted', text: m.fromShardCount + ' → ' + m.toShardCount }),
+  ]);
+}
+
+function groupRow(g: GroupResponseJson): HTMLTableRowElement {
+  const removed = Array.isArray(g.removedShards) ? g.removedShards.length : 0;
+  return h('tr', { 'data-group': g.streamPrefix + '/' + g.consumerGroup }, [
+    td(mono(g.streamPrefix)),
+    td(link(groupHref(g.streamPrefix, g.consumerGroup), mono(g.consumerGroup), 'group-link')),
+    td(stateBadge(g.state)),
+    td(fmtNum(g.shardCount) + (removed ? ' (+' + removed + ' draining)' : ''), 'num'),
+    td(fmtNum(countKeys(g.targetAssignmentSummary)), 'num'),
+    td(fmtNum(sumValues(g.currentAssignmentSummary)) + ' / ' + fmtNum(g.shardCount + removed), 'num'),
+    td(fmtNum(g.groupEpoch) + ' / ' + fmtNum(g.assignmentEpoch), 'num'),
+    td(fmtNum(g.metadataVersion), 'num'),
+    td(migrationCell(g.activeMigration)),
+  ]);
+}
+
+function renderGroupsTable(body: HTMLElement, groups: GroupResponseJson[]): void {
+  if (!groups.length) {
+    fill(
+      body,
+      h('p', {
+        class: 'empty',
+        id: 'no-groups',
+        text: 'No consumer groups yet. Create a stream with POST /coord/v1/streams/{prefix}.',
+      }),
+    );
+    return;
+  }
+  const key = (g: GroupResponseJson) => g.streamPrefix + '\u0000' + g.consumerGroup;
+  const sorted = groups.slice().sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  fill(
+    body,
+    table(
+      [
+        'Stream',
+        'Consumer group',
+        'State',
+        { text: 'Shards', cls: 'num' },
+        { text: 'Members', cls: 'num' },
+        { text: 'Assigned', cls: 'num' },
+        { text: 'Epochs (group / assign.)', cls: 'num' },
+        { text: 'Metadata v.', cls: 'num' },
+        'Migration',
+      ],
+      sorted.map(groupRow),
+    ),
+  );
+}
+
+/** The groups list. */
+export function groupsView(): View {
+  const cards = h('div', { class: 'cards', id: 'health' });
+  const body = h(
+    'div',
+    { class: 'panel-body flush', id: 'groups' },
+    h('p', { class: 'empty', text: 'Loading…' }),
+  );
+  return {
+    title: 'Groups',
+    crumbs: [{ text: 'Groups' }],
+    el: h('div', null, [
+      h('h1', { text: 'Consumer groups' }),
+      h('p', {
+        class: 'subtitle',
+        text: 'Every group the coordinator tracks. Open one for its shards, members, migration and messages.',
+      }),
+      cards,
+      panel('Groups', 'GET /coord/v1/monitoring/groups', body),
+    ]),
+    refresh: async () => {
+      const [list, health] = await Promise.all([fetchGroups(), optional(fetchHealth())]);
+      const groups = list?.groups || [];
+      renderHealthCards(cards, health, groups);
+      renderGroupsTable(body, groups);
+    },
+    fail: (e) => {
+      fill(body, h('p', { class: 'empty' }, alertBox('Cannot load the groups: ' + describeError(e))));
+    },
+  };
+}
