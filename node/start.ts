@@ -7,8 +7,8 @@ import { ConfigError, type CoordinatorConfig, parseConfig } from '../src/config.
 import { ensureLocalRedis, RedisMissingError } from './local-redis.js';
 import { createLogger, isLogLevel, type LogFn } from './logger.js';
 import { assertOpenModeBindable } from './open-mode.js';
-import type { PrivateRedis } from './private-redis.js';
 import { redactUrl } from './redact.js';
+import type { RedisServer } from './redis-server.js';
 import { type RunningServer, startServer } from './server.js';
 
 // Until the configuration is read (an invalid LOG_LEVEL is refused there), log at info.
@@ -18,7 +18,7 @@ const SHUTDOWN_LIMIT_MS = 20_000;
 // start`), never inside an installed package.
 const DATA_DIR = join(process.cwd(), '.data', 'redis');
 
-let privateRedis: PrivateRedis | null = null;
+let privateRedis: RedisServer | null = null;
 let server: RunningServer | null = null;
 let stopping = false;
 
