@@ -6,7 +6,7 @@
  */
 import { ConfigError, type CoordinatorConfig } from '../src/config.js';
 import type { LogFn } from './logger.js';
-import { findOnPath, type PrivateRedis, startPrivateRedis } from './private-redis.js';
+import { findOnPath, type RedisServer, startRedisServer } from './redis-server.js';
 
 /** Raised when a private Redis is needed but `redis-server` is not installed. */
 export class RedisMissingError extends Error {
@@ -23,7 +23,7 @@ export class RedisMissingError extends Error {
 /** The configuration to run with, and the private Redis started for it (if any). */
 export interface LocalRedis {
   config: CoordinatorConfig;
-  privateRedis: PrivateRedis | null;
+  privateRedis: RedisServer | null;
 }
 
 /** The log line that announces a private Redis (tests and operators look for it). */
@@ -46,7 +46,8 @@ export async function ensureLocalRedis(
   }
   const binary = findOnPath('redis-server', opts.pathVar);
   if (!binary) throw new RedisMissingError();
-  const privateRedis = await startPrivateRedis({ binary, baseDir: opts.dataDir });
+  // Detached: a terminal Ctrl-C reaches the coordinator only, which drains, then stops Redis.
+  const privateRedis = await startRedisServer({ binary, baseDir: opts.dataDir, detached: true });
   opts.log('warn', PRIVATE_REDIS_WARNING, {
     url: privateRedis.url,
     pid: privateRedis.pid,

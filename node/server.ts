@@ -50,7 +50,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   const log = opts.log ?? createLogger();
   // Refuse a public bind before touching Redis or the network.
   enforceOpenMode(config, log);
-  const publicMetrics = metricsPublic(opts.env ?? process.env);
+  const publicMetrics = config.metricsPublic;
 
   const client = createIoredisClient({
     ...(config.redisClusterNodes.length > 0

@@ -5,20 +5,20 @@
 import { join } from 'node:path';
 import { ConfigError, type CoordinatorConfig, parseConfig } from '../src/config.js';
 import { ensureLocalRedis, RedisMissingError } from './local-redis.js';
-import { createLogger, isLogLevel, type LogFn } from './logger.js';
+import { createLogger, type LogFn } from './logger.js';
 import { assertOpenModeBindable } from './open-mode.js';
-import type { PrivateRedis } from './private-redis.js';
 import { redactUrl } from './redact.js';
+import type { RedisServer } from './redis-server.js';
 import { type RunningServer, startServer } from './server.js';
 
-// Until the configuration is read (an invalid LOG_LEVEL is refused there), log at info.
-let log: LogFn = createLogger({ level: isLogLevel(process.env.LOG_LEVEL) ? process.env.LOG_LEVEL : 'info' });
+// Until the configuration (LOG_LEVEL included) is read, log at info.
+let log: LogFn = createLogger({ level: 'info' });
 const SHUTDOWN_LIMIT_MS = 20_000;
 // The private development Redis lives under the working directory (the repository for `npm
 // start`), never inside an installed package.
 const DATA_DIR = join(process.cwd(), '.data', 'redis');
 
-let privateRedis: PrivateRedis | null = null;
+let privateRedis: RedisServer | null = null;
 let server: RunningServer | null = null;
 let stopping = false;
 

@@ -11,14 +11,14 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { findOnPath, type PrivateRedis, startPrivateRedis } from '../node/private-redis.js';
+import { findOnPath, type RedisServer, startRedisServer } from '../node/redis-server.js';
 import { startUpstashBridge, type UpstashBridge } from '../test/support/upstash-bridge.js';
 import { type DevVarsFile, workerVars, wranglerDevArgs, writeDevVars } from './dev-worker-vars.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const port = process.env.PORT ?? '8787';
 
-let redis: PrivateRedis | null = null;
+let redis: RedisServer | null = null;
 let bridge: UpstashBridge | null = null;
 let wrangler: ChildProcess | null = null;
 let varsFile: DevVarsFile | null = null;
@@ -48,7 +48,7 @@ async function stop(code: number): Promise<void> {
 async function main(): Promise<void> {
   const binary = findOnPath('redis-server');
   if (!binary) throw new Error('redis-server is not on PATH (apt-get install redis-server)');
-  redis = await startPrivateRedis({ binary, baseDir: `${ROOT}.data/redis` });
+  redis = await startRedisServer({ binary, baseDir: `${ROOT}.data/redis`, detached: true });
   say(`private redis-server on ${redis.url} (pid ${redis.pid}, data discarded on exit)`);
   bridge = await startUpstashBridge({ redisUrl: redis.url });
   say(`Upstash REST bridge on ${bridge.url}`);

@@ -150,6 +150,8 @@ export const configSchema = z
      * redis-server; `false` refuses to start instead. Never used for an explicit URL. @default true
      */
     COORDINATOR_DEV_REDIS: bool.default(true),
+    /** Node: serve `GET /metrics` without credentials (it needs READ otherwise). @default false */
+    COORDINATOR_METRICS_PUBLIC: bool.default(false),
     /** `debug`, `info`, `warn` or `error`. @default 'info' */
     LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   })
@@ -218,6 +220,8 @@ export interface CoordinatorConfig {
   redisExplicit: boolean;
   /** COORDINATOR_DEV_REDIS: a private Redis may be started when no Redis is configured. */
   devRedis: boolean;
+  /** COORDINATOR_METRICS_PUBLIC: `/metrics` answers without credentials. */
+  metricsPublic: boolean;
   /** LOG_LEVEL. */
   logLevel: (typeof LOG_LEVELS)[number];
 }
@@ -272,6 +276,7 @@ export function parseConfig(env: Record<string, string | undefined>): Coordinato
     rateLimitPrincipalMutationsPerMinute: c.COORDINATOR_RATE_LIMIT_PRINCIPAL_MUTATIONS_PER_MINUTE,
     redisExplicit: c.REDIS_URL !== undefined || c.REDIS_CLUSTER_NODES.length > 0,
     devRedis: c.COORDINATOR_DEV_REDIS,
+    metricsPublic: c.COORDINATOR_METRICS_PUBLIC,
     logLevel: c.LOG_LEVEL,
   };
 }

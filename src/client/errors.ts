@@ -58,11 +58,14 @@ export class CoordinatorHttpError extends ClientError {
   readonly status: number;
   /** `errorCode` of an `ErrorResponse` body, when there was one. */
   readonly errorCode: string | undefined;
+  /** The `ErrorResponse` message, else the start of the body; credentials redacted. @default '' */
+  readonly detail: string;
 
-  constructor(status: number, errorCode: string | undefined, message: string) {
+  constructor(status: number, errorCode: string | undefined, message: string, detail = '') {
     super('COORDINATOR_HTTP_ERROR', message, { retryable: isRetryableStatus(status, errorCode) });
     this.status = status;
     this.errorCode = errorCode;
+    this.detail = detail;
   }
 }
 

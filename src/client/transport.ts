@@ -151,9 +151,12 @@ export class CoordinatorTransport {
     } catch {
       detail = text.slice(0, MAX_QUOTED_BODY);
     }
+    // A JSON body that is not an ErrorResponse (a proxy's, say) is quoted as it came.
+    if (errorCode === undefined && detail === '') detail = text.slice(0, MAX_QUOTED_BODY);
+    const safe = this.redact(detail);
     const code = errorCode ? ` ${errorCode}` : '';
-    const tail = detail ? `: ${this.redact(detail)}` : '';
-    return new CoordinatorHttpError(status, errorCode, `${what} answered ${status}${code}${tail}`);
+    const tail = safe ? `: ${safe}` : '';
+    return new CoordinatorHttpError(status, errorCode, `${what} answered ${status}${code}${tail}`, safe);
   }
 
   private describe(err: unknown): string {

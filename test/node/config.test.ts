@@ -97,6 +97,15 @@ describe('node adapter > configuration from env', () => {
     expect(parseConfig({ COORDINATOR_DEV_REDIS: 'false' }).devRedis).toBe(false);
   });
 
+  it('serves /metrics behind READ unless COORDINATOR_METRICS_PUBLIC says otherwise, refusing unreadable values', () => {
+    expect(parseConfig({}).metricsPublic).toBe(false);
+    expect(parseConfig({ COORDINATOR_METRICS_PUBLIC: 'true' }).metricsPublic).toBe(true);
+    expect(parseConfig({ COORDINATOR_METRICS_PUBLIC: 'off' }).metricsPublic).toBe(false);
+    expect(configError({ COORDINATOR_METRICS_PUBLIC: 'maybe' }).message).toContain(
+      'COORDINATOR_METRICS_PUBLIC',
+    );
+  });
+
   it('refuses an unknown LOG_LEVEL and accepts the four known ones', () => {
     expect(configError({ LOG_LEVEL: 'verbose' }).message).toContain('LOG_LEVEL');
     for (const level of ['debug', 'info', 'warn', 'error'] as const) {

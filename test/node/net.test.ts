@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canConnect, freeLoopbackPort, isLoopbackHost } from '../../node/net.js';
-import { findOnPath } from '../../node/private-redis.js';
+import { findOnPath } from '../../node/redis-server.js';
 
 describe('node adapter > network helpers', () => {
   it.each(['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1', 'LOCALHOST'])(

@@ -191,12 +191,12 @@ describe('metrics > access', () => {
   });
 
   it('is public with COORDINATOR_METRICS_PUBLIC=true', async () => {
-    const server = await start(CREDENTIALS, { COORDINATOR_METRICS_PUBLIC: 'true' });
+    const server = await start({ ...CREDENTIALS, COORDINATOR_METRICS_PUBLIC: 'true' });
     expect((await call(server, 'GET', '/metrics', undefined, null)).status).toBe(200);
     expect((await call(server, 'GET', '/coord/v1/monitoring/groups', undefined, null)).status).toBe(401);
   });
 
   it('refuses to start with an unreadable COORDINATOR_METRICS_PUBLIC', async () => {
-    await expect(start({}, { COORDINATOR_METRICS_PUBLIC: 'maybe' })).rejects.toBeInstanceOf(ConfigError);
+    await expect(start({ COORDINATOR_METRICS_PUBLIC: 'maybe' })).rejects.toBeInstanceOf(ConfigError);
   });
 });

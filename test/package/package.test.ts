@@ -73,7 +73,7 @@ describe('package > the tarball', () => {
       'src/client/producer-index',
       'node/server',
       'node/start',
-      'node/cli',
+      'cli/cli',
     ])
       for (const ext of ['.js', '.d.ts']) expect(listing).toContain(`package/dist/${entry}${ext}`);
   });

@@ -1,19 +1,22 @@
 /**
- * A throwaway `redis-server` for one `npm start` run, used when nothing answers at the
- * configured (loopback) REDIS_URL: loopback only, no persistence, its directory removed on stop.
+ * The one place that spawns `redis-server`: throw-away servers for `npm start` without a
+ * configured Redis, `npm run dev:worker`, and the test suite (standalone and Cluster nodes).
+ * Loopback only, no persistence, one directory per server (removed on stop), and servers left
+ * behind by a run that died are reaped by the next one.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { delimiter, join } from 'node:path';
-import { canConnect, freeLoopbackPort } from './net.js';
+import { freeLoopbackPort } from './net.js';
 
-/** A running private Redis. */
-export interface PrivateRedis {
+/** A running throw-away Redis. */
+export interface RedisServer {
   /** `redis://127.0.0.1:<port>` (no credentials). */
   url: string;
   port: number;
   pid: number;
-  /** Working directory of this server (under `.data/redis/`). */
+  /** Working directory of this server (`<baseDir>/<owner pid>-<port>`). */
   dir: string;
   /** Stops the server (SIGTERM, then SIGKILL after 5 s) and removes its directory. */
   stop(): Promise<void>;
@@ -21,13 +24,20 @@ export interface PrivateRedis {
   killNow(): void;
 }
 
-/** Options of `startPrivateRedis`. */
-export interface PrivateRedisOptions {
-  /** Path of the `redis-server` executable. */
-  binary: string;
-  /** Parent of the per-run directory, e.g. `<repo>/.data/redis`. */
+/** Options of `startRedisServer`. */
+export interface RedisServerOptions {
+  /** Path of the `redis-server` executable. @default 'redis-server' (looked up on PATH) */
+  binary?: string;
+  /** Parent of the per-server directory, e.g. `<repo>/.data/redis`. */
   baseDir: string;
-  /** How long to wait for the server to accept connections. @default 10000 */
+  /** More `redis-server` arguments (e.g. Cluster mode); relative paths are under the directory. @default none */
+  args?: readonly string[];
+  /**
+   * Own process group, so a terminal Ctrl-C does not stop Redis while the coordinator still
+   * drains requests that need it (the owner stops it afterwards). @default false
+   */
+  detached?: boolean;
+  /** How long to wait for the server to answer PING. @default 10000 */
   startTimeoutMs?: number;
 }
 
@@ -106,8 +116,8 @@ function isRedisServer(pid: number): boolean {
   }
 }
 
-/** Starts a private redis-server on a free loopback port; retries if the port was taken meanwhile. */
-export async function startPrivateRedis(opts: PrivateRedisOptions): Promise<PrivateRedis> {
+/** Starts a redis-server on a free loopback port; retries if the port was taken meanwhile. */
+export async function startRedisServer(opts: RedisServerOptions): Promise<RedisServer> {
   reapOrphans(opts.baseDir);
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -121,16 +131,18 @@ export async function startPrivateRedis(opts: PrivateRedisOptions): Promise<Priv
   throw lastError;
 }
 
-async function startOn(port: number, opts: PrivateRedisOptions): Promise<PrivateRedis> {
+async function startOn(port: number, opts: RedisServerOptions): Promise<RedisServer> {
   // The owner's pid is part of the name, so ownership is known from the moment the dir exists.
   const dir = join(opts.baseDir, `${process.pid}-${port}`);
   mkdirSync(dir, { recursive: true });
   // Persistence off: the data lives only as long as this run, as promised in the start log.
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes'];
   args.push('--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--logfile', '');
-  // Own process group: a terminal Ctrl-C must not stop Redis while we still drain requests
-  // that need it; we stop it ourselves afterwards.
-  const child = spawn(opts.binary, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  args.push(...(opts.args ?? []));
+  const child = spawn(opts.binary ?? 'redis-server', args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: opts.detached ?? false,
+  });
   // Lets a later run reap this server if we die without cleaning up.
   if (child.pid) writeFileSync(join(dir, PID_FILE), String(child.pid));
   let output = '';
@@ -147,7 +159,7 @@ async function startOn(port: number, opts: PrivateRedisOptions): Promise<Private
     const failed = await Promise.race([
       exited.then(() => new Error(`redis-server exited during start-up: ${lastLines(output)}`)),
       spawnError,
-      canConnect('127.0.0.1', port, 200).then((ok) => (ok ? null : undefined)),
+      answersPing(port, 200).then((ok) => (ok ? null : undefined)),
     ]);
     if (failed === null) break;
     if (failed instanceof Error || Date.now() > deadline) {
@@ -160,7 +172,7 @@ async function startOn(port: number, opts: PrivateRedisOptions): Promise<Private
   return handle(child, port, dir, exited);
 }
 
-function handle(child: ChildProcess, port: number, dir: string, exited: Promise<void>): PrivateRedis {
+function handle(child: ChildProcess, port: number, dir: string, exited: Promise<void>): RedisServer {
   const alive = () => child.exitCode === null && child.signalCode === null;
   let stopping: Promise<void> | undefined;
   return {
@@ -185,6 +197,28 @@ function handle(child: ChildProcess, port: number, dir: string, exited: Promise<
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * True when 127.0.0.1:port answers `PING` with `+PONG` within `timeoutMs`: Redis is serving, and
+ * it is ours to the extent that another program on a just-taken port would not say PONG.
+ */
+function answersPing(port: number, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    let reply = '';
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk: Buffer) => {
+      reply += chunk.toString();
+      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
+    });
+    socket.once('error', () => done(false));
+  });
 }
 
 function lastLines(text: string): string {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { canConnect, freeLoopbackPort } from '../../node/net.js';
-import { findOnPath, reapOrphans, startPrivateRedis } from '../../node/private-redis.js';
+import { findOnPath, reapOrphans, startRedisServer } from '../../node/redis-server.js';
 import { processAlive } from './child.js';
 
 const binary = findOnPath('redis-server');
@@ -16,7 +16,7 @@ function baseDir(): string {
 describe('node adapter > private redis-server', () => {
   it('serves on a loopback port until stopped, then leaves no process and no directory', async () => {
     const base = baseDir();
-    const redis = await startPrivateRedis({ binary: binary!, baseDir: base });
+    const redis = await startRedisServer({ binary: binary!, baseDir: base });
     expect(redis.url).toBe(`redis://127.0.0.1:${redis.port}`);
     expect(await canConnect('127.0.0.1', redis.port)).toBe(true);
     expect(existsSync(redis.dir)).toBe(true);

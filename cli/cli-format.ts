@@ -1,11 +1,11 @@
 /**
  * Human output of the CLI: aligned tables, key/value blocks and compact shard lists, rendered
- * from the API's JSON (loosely typed: only the fields shown are read).
+ * from the API's answers. Additive fields (SPEC §8) get defaults, so an answer from a
+ * coordinator without them still renders.
  */
-
-/** A JSON object as the API returns it. */
-// biome-ignore lint/suspicious/noExplicitAny: API bodies are read field by field for display only.
-export type Json = any;
+import type { StreamShardOffsetsJson } from '../src/http/monitoring-views.js';
+import type { AssignmentsResponseJson, GroupResponseJson, MigrationJson } from '../src/http/schemas.js';
+import type { MembersResponseJson } from './cli-client.js';
 
 /** Columns padded to their widest cell; the header row is upper-cased. */
 export function table(
@@ -64,12 +64,12 @@ export function relativeTime(iso: string | null, now: number): string {
 }
 
 /** A migration on one line: `reshard-… 4→8 ACTIVE`. */
-export function migrationLine(m: Json): string {
+export function migrationLine(m: MigrationJson): string {
   return `${m.reshardingId} ${m.fromShardCount}→${m.toShardCount} ${m.state} (updated ${m.updatedAt})`;
 }
 
 /** `GroupResponse` as a block plus its assignment summary (`removed: false` leaves out removed shards). */
-export function formatGroup(g: Json, opts: { removed?: boolean } = {}): string {
+export function formatGroup(g: GroupResponseJson, opts: { removed?: boolean } = {}): string {
   const lines = [
     keyValues([
       ['stream', g.streamPrefix],
@@ -80,7 +80,7 @@ export function formatGroup(g: Json, opts: { removed?: boolean } = {}): string {
       ['migration', g.activeMigration ? migrationLine(g.activeMigration) : 'none'],
     ]),
   ];
-  const removed: Json[] = g.removedShards ?? [];
+  const removed = g.removedShards ?? [];
   if (removed.length > 0 && opts.removed !== false) {
     lines.push(
       '',
@@ -91,8 +91,8 @@ export function formatGroup(g: Json, opts: { removed?: boolean } = {}): string {
       ),
     );
   }
-  const target: Record<string, number> = g.targetAssignmentSummary ?? {};
-  const current: Record<string, number> = g.currentAssignmentSummary ?? {};
+  const target = g.targetAssignmentSummary ?? {};
+  const current = g.currentAssignmentSummary ?? {};
   const members = [...new Set([...Object.keys(target), ...Object.keys(current)])].sort();
   lines.push('');
   if (members.length === 0) lines.push('No live members.');
@@ -108,8 +108,8 @@ export function formatGroup(g: Json, opts: { removed?: boolean } = {}): string {
 }
 
 /** The members view as a table. */
-export function formatMembers(body: Json, now: number): string {
-  const members: Json[] = body.members ?? [];
+export function formatMembers(body: MembersResponseJson, now: number): string {
+  const members = body.members ?? [];
   if (members.length === 0) return 'No members.';
   return table(
     ['member', 'state', 'epoch', 'current', 'revoking', 'lease', 'last heartbeat', 'workers'],
@@ -127,10 +127,10 @@ export function formatMembers(body: Json, now: number): string {
 }
 
 /** The assignments view: one row per member, then any invariant violations. */
-export function formatAssignments(body: Json): string {
-  const target: Record<string, Json[]> = body.targetAssignment ?? {};
-  const current: Record<string, Json[]> = body.currentAssignments ?? {};
-  const revoking: Record<string, Json[]> = body.revokeProgress ?? {};
+export function formatAssignments(body: AssignmentsResponseJson): string {
+  const target = body.targetAssignment ?? {};
+  const current = body.currentAssignments ?? {};
+  const revoking = body.revokeProgress ?? {};
   const members = [
     ...new Set([...Object.keys(target), ...Object.keys(current), ...Object.keys(revoking)]),
   ].sort();
@@ -147,7 +147,7 @@ export function formatAssignments(body: Json): string {
           ]),
         ),
   ];
-  const violations: string[] = body.invariantViolations ?? [];
+  const violations = body.invariantViolations ?? [];
   out.push(
     '',
     violations.length === 0 ? 'Invariants: ok' : `Invariant violations:\n  ${violations.join('\n  ')}`,
@@ -156,8 +156,8 @@ export function formatAssignments(body: Json): string {
 }
 
 /** The offsets view: one row per shard, then totals. */
-export function formatOffsets(body: Json): string {
-  const shards: Json[] = body.shards ?? [];
+export function formatOffsets(body: StreamShardOffsetsJson): string {
+  const shards = body.shards ?? [];
   const rows = shards.map((s) => [
     `${s.shard.shardIndex}${s.removed ? '*' : ''}`,
     s.streamKey,
@@ -175,7 +175,7 @@ export function formatOffsets(body: Json): string {
 }
 
 /** A `Migration` as a block. */
-export function formatMigration(m: Json): string {
+export function formatMigration(m: MigrationJson): string {
   return keyValues([
     ['migration', m.reshardingId],
     ['shards', `${m.fromShardCount} → ${m.toShardCount}`],

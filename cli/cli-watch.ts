@@ -3,50 +3,57 @@
  * and its active migration, redrawn every interval until Ctrl-C or `--iterations` frames.
  * A failing coordinator (5xx, unreachable) is shown and retried; 4xx and auth failures stop it.
  */
-import { type ApiTarget, apiPath, apiRequest, CliFailure, EXIT, usageError } from './cli-api.js';
+import type { StreamShardOffsetJson, StreamShardOffsetsJson } from '../src/http/monitoring-views.js';
+import type {
+  AssignmentsResponseJson,
+  GroupResponseJson,
+  MigrationsResponseJson,
+  ShardIdJson,
+} from '../src/http/schemas.js';
 import { allowOnly, intOption } from './cli-args.js';
+import type { CliClient, MembersResponseJson } from './cli-client.js';
 import type { ApiCommand } from './cli-context.js';
-import { formatGroup, formatMembers, type Json, shardRanges, table } from './cli-format.js';
+import { CliFailure, EXIT, usageError } from './cli-errors.js';
+import { formatGroup, formatMembers, shardRanges, table } from './cli-format.js';
 
 const CLEAR_SCREEN = '\x1b[2J\x1b[H';
 
 /** Everything one frame shows; `offsets`/`migrations` are null where the coordinator cannot serve them. */
 interface Frame {
   at: string;
-  group: Json;
-  members: Json;
-  assignments: Json;
-  offsets: Json | null;
-  migrations: Json | null;
+  group: GroupResponseJson;
+  members: MembersResponseJson;
+  assignments: AssignmentsResponseJson;
+  offsets: StreamShardOffsetsJson | null;
+  migrations: MigrationsResponseJson | null;
 }
 
 /** A view the frame can do without (offsets need Redis reads: 503 without an inspector). */
-function optional(request: Promise<unknown>): Promise<Json | null> {
+function optional<T>(request: Promise<T>): Promise<T | null> {
   return request.catch((err: unknown) => {
     if (err instanceof CliFailure && err.exitCode === EXIT.AUTH) throw err;
     return null;
   });
 }
 
-async function loadFrame(target: ApiTarget, p: string, g: string, now: number): Promise<Frame> {
-  const view = (name: string) => apiPath('monitoring', 'streams', p, 'groups', g, name);
+async function loadFrame(api: CliClient, p: string, g: string, now: number): Promise<Frame> {
   const [group, members, assignments, offsets, migrations] = await Promise.all([
-    apiRequest(target, 'GET', apiPath('streams', p, 'groups', g)),
-    apiRequest(target, 'GET', view('members')),
-    apiRequest(target, 'GET', view('assignments')),
-    optional(apiRequest(target, 'GET', view('offsets'))),
-    optional(apiRequest(target, 'GET', view('migrations'))),
+    api.group(p, g),
+    api.members(p, g),
+    api.assignments(p, g),
+    optional(api.offsets(p, g)),
+    optional(api.migrations(p, g)),
   ]);
   return { at: new Date(now).toISOString(), group, members, assignments, offsets, migrations };
 }
 
 /** The active migration's rollback eligibility and each removed shard's drain state. */
-export function migrationBlock(migrations: Json): string | null {
-  const removed: Json[] = migrations.removedShards ?? [];
+export function migrationBlock(migrations: MigrationsResponseJson): string | null {
+  const removed = migrations.removedShards ?? [];
   if (migrations.activeReshardingId === null && removed.length === 0) return null;
   const lines: string[] = [];
   if (migrations.activeReshardingId !== null) {
-    const rb = migrations.rollback ?? {};
+    const rb = migrations.rollback ?? { allowed: false, reason: null };
     lines.push(`Rollback: ${rb.allowed ? 'allowed' : `not allowed${rb.reason ? ` (${rb.reason})` : ''}`}`);
   }
   if (removed.length > 0) {
@@ -59,7 +66,7 @@ export function migrationBlock(migrations: Json): string | null {
           return [
             r.shardIndex,
             r.state,
-            (r.holders ?? []).map((h: Json) => `${h.consumerGroup}/${h.memberId}`).join(',') || '-',
+            (r.holders ?? []).map((h) => `${h.consumerGroup}/${h.memberId}`).join(',') || '-',
             ev ? (ev.drained ? 'yes' : 'no') : null,
             ev?.reason ?? r.reason,
           ];
@@ -71,7 +78,7 @@ export function migrationBlock(migrations: Json): string | null {
 }
 
 /** Owners of each shard in a `{member: [ShardId]}` map. */
-function ownersByShard(map: Record<string, Json[]> | undefined): Map<number, string[]> {
+function ownersByShard(map: Record<string, ShardIdJson[]> | undefined): Map<number, string[]> {
   const out = new Map<number, string[]>();
   for (const [member, shards] of Object.entries(map ?? {})) {
     for (const s of shards) out.set(s.shardIndex, [...(out.get(s.shardIndex) ?? []), member]);
@@ -80,13 +87,19 @@ function ownersByShard(map: Record<string, Json[]> | undefined): Map<number, str
 }
 
 /** One row per consumable shard: target, current and revoking owners, plus Redis progress. */
-export function shardGrid(group: Json, assignments: Json, offsets: Json | null): string {
+export function shardGrid(
+  group: GroupResponseJson,
+  assignments: AssignmentsResponseJson,
+  offsets: StreamShardOffsetsJson | null,
+): string {
   const target = ownersByShard(assignments.targetAssignment);
   const current = ownersByShard(assignments.currentAssignments);
   const revoking = ownersByShard(assignments.revokeProgress);
-  const readings = new Map<number, Json>((offsets?.shards ?? []).map((s: Json) => [s.shard.shardIndex, s]));
-  const removed = new Set<number>((group.removedShards ?? []).map((r: Json) => r.shardIndex));
-  const shards: number[] = (group.consumableShards ?? []).map((s: Json) => s.shardIndex);
+  const readings = new Map<number, StreamShardOffsetJson>(
+    (offsets?.shards ?? []).map((s) => [s.shard.shardIndex, s]),
+  );
+  const removed = new Set((group.removedShards ?? []).map((r) => r.shardIndex));
+  const shards = (group.consumableShards ?? []).map((s) => s.shardIndex);
   const names = (list: string[] | undefined) => (list && list.length > 0 ? list.sort().join(',') : '-');
   return table(
     ['shard', 'target', 'current', 'revoking', 'length', 'pending', 'lag'],
@@ -122,7 +135,7 @@ function renderFrame(f: Frame, p: string, g: string, intervalMs: number, now: nu
   ];
   const migration = f.migrations ? migrationBlock(f.migrations) : null;
   if (migration) lines.push('', migration);
-  const violations: string[] = f.assignments.invariantViolations ?? [];
+  const violations = f.assignments.invariantViolations ?? [];
   if (violations.length > 0) lines.push('', `Invariant violations:\n  ${violations.join('\n  ')}`);
   if (f.offsets === null)
     lines.push('', '(offsets unavailable: no Redis-backed monitoring on this coordinator)');
@@ -130,7 +143,7 @@ function renderFrame(f: Frame, p: string, g: string, intervalMs: number, now: nu
 }
 
 /** `watch <prefix> <group> [--interval MS] [--iterations N]`. */
-export const watch: ApiCommand = async (args, cl, ctx, target) => {
+export const watch: ApiCommand = async (args, cl, ctx, api) => {
   allowOnly(cl.values, ['interval', 'iterations'], 'watch');
   if (args.length !== 2 || args.some((a) => a.trim() === '')) {
     throw usageError('watch <prefix> <group> [--interval MS] [--iterations N]');
@@ -146,7 +159,7 @@ export const watch: ApiCommand = async (args, cl, ctx, target) => {
     const now = ctx.now();
     let text: string;
     try {
-      const frame = await loadFrame(target, p, g, now);
+      const frame = await loadFrame(api, p, g, now);
       lastFailed = false;
       text = cl.values.json ? JSON.stringify(frame) : renderFrame(frame, p, g, intervalMs, now);
     } catch (err) {

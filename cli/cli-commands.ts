@@ -2,16 +2,16 @@
  * The CLI's API commands: streams, groups, scale, migrations, members, assignments, offsets and
  * login. Each validates its arguments (usage errors exit 1) before any request is sent.
  */
-import { type ApiTarget, apiPath, apiRequest, EXIT, usageError } from './cli-api.js';
 import { allowOnly, type CommandLine, intArgument, intOption } from './cli-args.js';
+import type { CliClient } from './cli-client.js';
 import { type ApiCommand, type CliContext, print, requestedBy } from './cli-context.js';
+import { EXIT, usageError } from './cli-errors.js';
 import {
   formatAssignments,
   formatGroup,
   formatMembers,
   formatMigration,
   formatOffsets,
-  type Json,
   migrationLine,
 } from './cli-format.js';
 import { storeToken } from './cli-token.js';
@@ -44,7 +44,7 @@ function requireReason(cl: CommandLine, what: string): string {
   return reason;
 }
 
-const streams: ApiCommand = async (args, cl, ctx, target) => {
+const streams: ApiCommand = async (args, cl, ctx, api) => {
   const [, rest] = subcommand(args, 'streams', ['create']);
   allowOnly(cl.values, ['shards', 'group', 'reason', 'requested-by'], 'streams create');
   const [prefix] = positionals(rest, ['prefix'], 'streams create <prefix> [--shards N] [--group G]');
@@ -54,7 +54,7 @@ const streams: ApiCommand = async (args, cl, ctx, target) => {
     requestedBy: requestedBy(cl),
     reason: cl.values.reason,
   };
-  const res: Json = await apiRequest(target, 'POST', apiPath('streams', prefix!), body);
+  const res = await api.createStream(prefix!, body);
   print(
     ctx,
     cl,
@@ -65,12 +65,12 @@ const streams: ApiCommand = async (args, cl, ctx, target) => {
   return EXIT.OK;
 };
 
-const groups: ApiCommand = async (args, cl, ctx, target) => {
+const groups: ApiCommand = async (args, cl, ctx, api) => {
   const [sub, rest] = subcommand(args, 'groups', ['get', 'delete']);
   if (sub === 'get') {
     allowOnly(cl.values, [], 'groups get');
     const [p, g] = positionals(rest, ['prefix', 'group'], 'groups get <prefix> <group>');
-    const res: Json = await apiRequest(target, 'GET', apiPath('streams', p!, 'groups', g!));
+    const res = await api.group(p!, g!);
     print(ctx, cl, res, () => formatGroup(res));
     return EXIT.OK;
   }
@@ -85,7 +85,7 @@ const groups: ApiCommand = async (args, cl, ctx, target) => {
     reason: requireReason(cl, 'groups delete'),
     force: cl.values.force ?? false,
   };
-  const res: Json = await apiRequest(target, 'DELETE', apiPath('streams', p!, 'groups', g!), body);
+  const res = await api.deleteGroup(p!, g!, body);
   print(
     ctx,
     cl,
@@ -95,17 +95,20 @@ const groups: ApiCommand = async (args, cl, ctx, target) => {
   return EXIT.OK;
 };
 
-const scale: ApiCommand = async (args, cl, ctx, target) => {
+const scale: ApiCommand = async (args, cl, ctx, api) => {
   allowOnly(cl.values, ['reason', 'requested-by', 'group'], 'scale');
   const [p, n] = positionals(args, ['prefix', 'n'], 'scale <prefix> <n> --reason R [--group G]');
   const targetShardCount = intArgument(n!, 'n', 0, MAX_SHARDS);
   const body = { targetShardCount, requestedBy: requestedBy(cl), reason: requireReason(cl, 'scale') };
   const group = cl.values.group;
-  const path = group ? apiPath('streams', p!, 'groups', group, 'scale') : apiPath('streams', p!, 'scale');
-  const res: Json = await apiRequest(target, 'POST', path, body);
+  if (group) {
+    const res = await api.scaleGroup(p!, group, body);
+    print(ctx, cl, res, () => formatMigration(res));
+    return EXIT.OK;
+  }
+  const res = await api.scaleStream(p!, body);
   print(ctx, cl, res, () => {
-    if (group) return formatMigration(res);
-    const migrations: Json[] = res.migrations ?? [];
+    const migrations = res.migrations ?? [];
     return [
       `Scaling stream ${res.streamPrefix} to ${res.targetShardCount} shards (groups: ${(res.affectedConsumerGroups ?? []).join(', ') || '-'}).`,
       ...migrations.map((m) => `  ${migrationLine(m)}`),
@@ -114,16 +117,12 @@ const scale: ApiCommand = async (args, cl, ctx, target) => {
   return EXIT.OK;
 };
 
-const migrations: ApiCommand = async (args, cl, ctx, target) => {
+const migrations: ApiCommand = async (args, cl, ctx, api) => {
   const [sub, rest] = subcommand(args, 'migrations', ['get', 'rollback']);
   if (sub === 'get') {
     allowOnly(cl.values, [], 'migrations get');
     const [p, g, id] = positionals(rest, ['prefix', 'group', 'id'], 'migrations get <prefix> <group> <id>');
-    const res: Json = await apiRequest(
-      target,
-      'GET',
-      apiPath('streams', p!, 'groups', g!, 'migrations', id!),
-    );
+    const res = await api.migration(p!, g!, id!);
     print(ctx, cl, res, () => formatMigration(res));
     return EXIT.OK;
   }
@@ -131,49 +130,35 @@ const migrations: ApiCommand = async (args, cl, ctx, target) => {
   const usage = 'migrations rollback <prefix> <group> <id> --reason R';
   const [p, g, id] = positionals(rest, ['prefix', 'group', 'id'], usage);
   const body = { requestedBy: requestedBy(cl), reason: requireReason(cl, 'migrations rollback') };
-  const res: Json = await apiRequest(
-    target,
-    'POST',
-    apiPath('streams', p!, 'groups', g!, 'migrations', id!, 'rollback'),
-    body,
-  );
+  const res = await api.rollback(p!, g!, id!, body);
   print(ctx, cl, res, () => `Rollback accepted.\n${formatMigration(res)}`);
   return EXIT.OK;
 };
 
 /** A read-only group view under `/monitoring/streams/{p}/groups/{g}/<view>`. */
-function groupView(view: string, render: (body: Json, ctx: CliContext) => string): ApiCommand {
-  return async (args, cl, ctx, target) => {
+function groupView<T>(
+  view: string,
+  load: (api: CliClient, p: string, g: string) => Promise<T>,
+  render: (body: T, ctx: CliContext) => string,
+): ApiCommand {
+  return async (args, cl, ctx, api) => {
     allowOnly(cl.values, [], view);
     const [p, g] = positionals(args, ['prefix', 'group'], `${view} <prefix> <group>`);
-    const res: Json = await apiRequest(
-      target,
-      'GET',
-      apiPath('monitoring', 'streams', p!, 'groups', g!, view),
-    );
+    const res = await load(api, p!, g!);
     print(ctx, cl, res, () => render(res, ctx));
     return EXIT.OK;
   };
 }
 
 /** `login`: exchanges `--user`/`--password` (or RSC_USER/RSC_PASSWORD) for a bearer token. */
-async function login(args: string[], cl: CommandLine, ctx: CliContext, target: ApiTarget): Promise<number> {
+async function login(args: string[], cl: CommandLine, ctx: CliContext, api: CliClient): Promise<number> {
   allowOnly(cl.values, ['print'], 'login');
   positionals(args, [], 'login [--print]');
   const user = cl.values.user ?? ctx.env.RSC_USER;
   const password = cl.values.password ?? ctx.env.RSC_PASSWORD;
   if (!user || password === undefined)
     throw usageError('login needs --user and --password (or RSC_USER, RSC_PASSWORD)');
-  // The pair travels in the body; no Authorization header is needed.
-  const res: Json = await apiRequest(
-    { ...target, credentials: { kind: 'none' } },
-    'POST',
-    apiPath('auth', 'login'),
-    {
-      username: user,
-      password,
-    },
-  );
+  const res = await api.login(user, password);
   if (cl.values.print) {
     ctx.out(cl.values.json ? JSON.stringify(res, null, 2) : String(res.accessToken));
     return EXIT.OK;
@@ -202,8 +187,12 @@ export const API_COMMANDS: Readonly<Record<string, ApiCommand>> = {
   groups,
   scale,
   migrations,
-  members: groupView('members', (body, ctx) => formatMembers(body, ctx.now())),
-  assignments: groupView('assignments', (body) => formatAssignments(body)),
-  offsets: groupView('offsets', (body) => formatOffsets(body)),
+  members: groupView(
+    'members',
+    (api, p, g) => api.members(p, g),
+    (body, ctx) => formatMembers(body, ctx.now()),
+  ),
+  assignments: groupView('assignments', (api, p, g) => api.assignments(p, g), formatAssignments),
+  offsets: groupView('offsets', (api, p, g) => api.offsets(p, g), formatOffsets),
   login,
 };

@@ -73,7 +73,7 @@ const PACKAGE_NAME = 'redis-stream-coordinator-edge';
 
 /**
  * This package's version: the nearest `package.json` named like the package, walking up from
- * this file (`node/` in a checkout, `dist/node/` in an install, where the build put a copy).
+ * this file (`cli/` in a checkout, `dist/cli/` in an install, where the build put a copy).
  */
 export function packageVersion(from: URL = new URL('.', import.meta.url)): string {
   for (let dir = from; ; dir = new URL('..', dir)) {

@@ -2,10 +2,12 @@
  * The CLI's dispatcher: parses the command line, answers `--help` and `--version`, runs the
  * command and turns every failure into its message on stderr and its exit code.
  */
-import { CliFailure, EXIT, usageError } from './cli-api.js';
+
 import { allowOnly, type CommandLine, intOption, parseCommandLine, resolveTarget } from './cli-args.js';
+import { CliClient } from './cli-client.js';
 import { API_COMMANDS } from './cli-commands.js';
 import type { CliContext } from './cli-context.js';
+import { CliFailure, EXIT, usageError } from './cli-errors.js';
 import { commandHelp, helpText, PROGRAM, packageVersion } from './cli-help.js';
 import { watch } from './cli-watch.js';
 
@@ -24,7 +26,7 @@ async function serve(
   if (port !== undefined) env.PORT = String(port);
   if (cl.values.host !== undefined) env.HOST = cl.values.host;
   // start.ts reads process.env when imported and owns the process from then on (signals, exit).
-  await import('./start.js');
+  await import('../node/start.js');
   return 'serving';
 }
 
@@ -52,7 +54,7 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
       command === 'watch' ? watch : Object.hasOwn(API_COMMANDS, command) ? API_COMMANDS[command] : undefined;
     if (!run) throw usageError(`unknown command '${command}'`);
     const target = await resolveTarget(cl.values, ctx.env, ctx.tokenFile);
-    return await run(args, cl, ctx, target);
+    return await run(args, cl, ctx, new CliClient(target));
   } catch (err) {
     if (err instanceof CliFailure) {
       ctx.err(`error: ${err.message}`);

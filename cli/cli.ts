@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `redis-stream-coordinator …` (the package's bin, compiled to dist/node/cli.js; `npm run cli --
+ * `redis-stream-coordinator …` (the package's bin, compiled to dist/cli/cli.js; `npm run cli --
  * …` in a checkout): the operator CLI. Wires the process (argv, env, stdout/stderr, Ctrl-C) to
  * `runCli` and exits with its code.
  */

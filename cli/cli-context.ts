@@ -3,9 +3,8 @@
  * commands themselves never touch `process` directly.
  */
 import { userInfo } from 'node:os';
-import type { ApiTarget } from './cli-api.js';
 import type { CommandLine } from './cli-args.js';
-import type { Json } from './cli-format.js';
+import type { CliClient } from './cli-client.js';
 
 /** The command's surroundings. */
 export interface CliContext {
@@ -33,11 +32,11 @@ export type ApiCommand = (
   args: string[],
   cl: CommandLine,
   ctx: CliContext,
-  target: ApiTarget,
+  api: CliClient,
 ) => Promise<number>;
 
 /** Prints `body` as JSON with `--json`, else the human rendering. */
-export function print(ctx: CliContext, cl: CommandLine, body: Json, human: () => string): void {
+export function print(ctx: CliContext, cl: CommandLine, body: unknown, human: () => string): void {
   ctx.out(cl.values.json ? JSON.stringify(body, null, 2) : human());
 }
 

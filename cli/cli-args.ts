@@ -3,7 +3,9 @@
  * allow-lists, integer options, and where to connect with which credentials.
  */
 import { parseArgs } from 'node:util';
-import { type ApiTarget, type Credentials, usageError } from './cli-api.js';
+import type { Credentials } from '../src/client/transport.js';
+import type { ApiTarget, CredentialSource } from './cli-client.js';
+import { usageError } from './cli-errors.js';
 import { readStoredToken } from './cli-token.js';
 
 /** Default coordinator URL (also `RSC_URL`). */
@@ -113,21 +115,23 @@ export async function resolveCredentials(
   values: OptionValues,
   env: Record<string, string | undefined>,
   tokenFile: string,
-): Promise<Credentials> {
-  if (values.token) return { kind: 'bearer', token: values.token, source: 'option' };
+): Promise<{ credentials: Credentials | undefined; credentialSource: CredentialSource }> {
+  if (values.token) return { credentials: { token: values.token }, credentialSource: 'option' };
   if (values.user !== undefined) {
     const password = values.password ?? env.RSC_PASSWORD;
     if (password === undefined) throw usageError('--user needs --password (or RSC_PASSWORD)');
-    return { kind: 'basic', user: values.user, password };
+    return { credentials: { username: values.user, password }, credentialSource: 'option' };
   }
   if (values.password !== undefined) throw usageError('--password needs --user (or RSC_USER)');
-  if (env.RSC_TOKEN) return { kind: 'bearer', token: env.RSC_TOKEN, source: 'env' };
+  if (env.RSC_TOKEN) return { credentials: { token: env.RSC_TOKEN }, credentialSource: 'env' };
   if (env.RSC_USER) {
     if (env.RSC_PASSWORD === undefined) throw usageError('RSC_USER needs RSC_PASSWORD');
-    return { kind: 'basic', user: env.RSC_USER, password: env.RSC_PASSWORD };
+    return { credentials: { username: env.RSC_USER, password: env.RSC_PASSWORD }, credentialSource: 'env' };
   }
   const stored = await readStoredToken(tokenFile);
-  return stored ? { kind: 'bearer', token: stored, source: 'file' } : { kind: 'none' };
+  return stored
+    ? { credentials: { token: stored }, credentialSource: 'file' }
+    : { credentials: undefined, credentialSource: 'none' };
 }
 
 /** The coordinator's base URL from `--url`, `RSC_URL` or the default; must be http(s). */
@@ -153,7 +157,7 @@ export async function resolveTarget(
 ): Promise<ApiTarget> {
   return {
     url: resolveUrl(values, env),
-    credentials: await resolveCredentials(values, env, tokenFile),
+    ...(await resolveCredentials(values, env, tokenFile)),
     timeoutMs: intOption(values, 'timeout', 1, 600_000) ?? DEFAULT_TIMEOUT_MS,
   };
 }
