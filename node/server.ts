@@ -12,7 +12,6 @@ import { ConfigError, type CoordinatorConfig } from '../src/config.js';
 import { Coordinator } from '../src/coordinator.js';
 import { createApp } from '../src/http/app.js';
 import { CoordinatorMetrics } from '../src/metrics/coordinator-metrics.js';
-import { instrumentStore } from '../src/metrics/instrumented-store.js';
 import { IoredisInspector } from '../src/store/ioredis-inspector.js';
 import { createIoredisClient, IoredisStore } from '../src/store/ioredis-store.js';
 import { createLogger, type LogFn } from './logger.js';
@@ -62,12 +61,9 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   const redisError = redisErrorLogger(log);
   client.on('error', redisError);
   if (client instanceof Cluster) client.on('node error', redisError);
-  // Metrics come from the coordinator's events; mutex waits are seen through the Store port.
+  // Metrics subscribe to the coordinator's events (heartbeats, commits, mutex attempts, sweeps).
   const metrics = new CoordinatorMetrics({ version: VERSION });
-  const store = instrumentStore(
-    new IoredisStore(client, { namespace: config.keyPrefix, ownsClient: true }),
-    metrics,
-  );
+  const store = new IoredisStore(client, { namespace: config.keyPrefix, ownsClient: true });
   const coordinator = new Coordinator({ store, config, log, onEvent: (e) => metrics.observeEvent(e) });
   metrics.watchGroups(() => coordinator.listGroups());
   let terminating = false;
@@ -108,7 +104,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   void coordinator.redisReadiness();
 
   const sweep = startSweepLoop({
-    sweep: (now) => metrics.timeSweep(() => coordinator.sweep(now)),
+    sweep: (now) => coordinator.sweep(now),
     intervalMs: config.sweepIntervalMs,
     log,
   });

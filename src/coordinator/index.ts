@@ -42,6 +42,7 @@ export class Coordinator implements CoordinatorApi {
 
   constructor(deps: CoordinatorDeps) {
     const now = deps.now ?? Date.now;
+    const emit = deps.onEvent ?? (() => undefined);
     const store = countingStore(deps.store, () => {
       this.calls++;
     });
@@ -57,7 +58,9 @@ export class Coordinator implements CoordinatorApi {
       now,
       log: deps.log ?? (() => undefined),
       random: deps.random ?? Math.random,
-      emit: deps.onEvent ?? (() => undefined),
+      emit,
+      monotonic: deps.monotonic ?? (() => performance.now()),
+      onLock: (attempt) => emit({ type: 'lock', ...attempt }),
     };
     this.health = new RedisHealthProbe(store, now, this.ctx.log);
   }
@@ -156,9 +159,18 @@ export class Coordinator implements CoordinatorApi {
    * advance with drain evidence), bounded per call and resumed from a cursor on the next call.
    * `limits` may be the old `maxStreams` number.
    */
-  sweep(now: number, limits: number | SweepOptions = {}): Promise<SweepReport> {
+  async sweep(now: number, limits: number | SweepOptions = {}): Promise<SweepReport> {
     const opts: SweepOptions = typeof limits === 'number' ? { maxStreams: limits } : limits;
-    return sweep(this.ctx, this.sweepState, now, opts, () => this.calls);
+    const { ctx } = this;
+    const start = ctx.monotonic();
+    try {
+      const report = await sweep(ctx, this.sweepState, now, opts, () => this.calls);
+      ctx.emit({ type: 'sweep', report, ms: ctx.monotonic() - start });
+      return report;
+    } catch (err) {
+      ctx.emit({ type: 'sweep', report: null, ms: ctx.monotonic() - start });
+      throw err;
+    }
   }
 
   /** The resharding pass a heartbeat asked for: one try at the mutex, failures only logged. */
