@@ -14,6 +14,7 @@ import { createApp } from '../src/http/app.js';
 import { CoordinatorMetrics } from '../src/metrics/coordinator-metrics.js';
 import { IoredisInspector } from '../src/store/ioredis-inspector.js';
 import { createIoredisClient, IoredisStore } from '../src/store/ioredis-store.js';
+import { requestCounter } from '../src/store/request-counter.js';
 import { createLogger, type LogFn } from './logger.js';
 import { enforceOpenMode } from './open-mode.js';
 import { redisEndpoint } from './redact.js';
@@ -63,8 +64,20 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   if (client instanceof Cluster) client.on('node error', redisError);
   // Metrics subscribe to the coordinator's events (heartbeats, commits, mutex attempts, sweeps).
   const metrics = new CoordinatorMetrics({ version: VERSION });
-  const store = new IoredisStore(client, { namespace: config.keyPrefix, ownsClient: true });
-  const coordinator = new Coordinator({ store, config, log, onEvent: (e) => metrics.observeEvent(e) });
+  // Counted so a sweep can report (and, given maxCalls, budget) its Redis round trips.
+  const requests = requestCounter();
+  const store = new IoredisStore(client, {
+    namespace: config.keyPrefix,
+    ownsClient: true,
+    onRequest: requests.onRequest,
+  });
+  const coordinator = new Coordinator({
+    store,
+    config,
+    log,
+    onEvent: (e) => metrics.observeEvent(e),
+    requestCount: requests.count,
+  });
   metrics.watchGroups(() => coordinator.listGroups());
   let terminating = false;
   const inspector = new IoredisInspector(client);

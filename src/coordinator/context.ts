@@ -51,6 +51,12 @@ export interface CoordinatorDeps {
   onEvent?: (event: CoordinatorEvent) => void;
   /** Monotonic ms clock for the durations events report (lock waits, sweeps). @default performance.now */
   monotonic?: () => number;
+  /**
+   * Redis requests the store has made so far (count them with its `onRequest` option, e.g. via
+   * `requestCounter()`): the sweep's `maxCalls` budget and `SweepReport.calls` are measured with
+   * it. @default none (a sweep then refuses `maxCalls` and reports 0 calls)
+   */
+  requestCount?: () => number;
 }
 
 /** The shared context of the use-cases. */

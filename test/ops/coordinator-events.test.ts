@@ -10,6 +10,7 @@ import type { HeartbeatInput } from '../../src/core/heartbeat-types.js';
 import { CoordinatorMetrics } from '../../src/metrics/coordinator-metrics.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';
 import { groupKeys } from '../../src/store/keys.js';
+import { requestCounter } from '../../src/store/request-counter.js';
 import { standaloneClient, uniquePrefix } from '../support/redis.js';
 
 const client = standaloneClient();
@@ -184,5 +185,31 @@ describe('metrics > coordinator events', () => {
     expect(out.status).toBe('OK');
     expect(metrics.casConflicts.get({ reason: 'conflict' })).toBe(before + 1);
     expect(metrics.commits.get({ result: 'conflict' })).toBe(before + 1);
+  });
+});
+
+describe('sweep budget > Redis requests counted by the store’s onRequest', () => {
+  it('spends one request on the stream list and one per idle stream, and reports them', async () => {
+    const requests = requestCounter();
+    const store = new IoredisStore(client, { namespace: uniquePrefix('ns'), onRequest: requests.onRequest });
+    const coordinator = new Coordinator({
+      store,
+      config: parseConfig({ COORDINATOR_PROVISIONING: 'false' }),
+      requestCount: requests.count,
+    });
+    for (const p of [uniquePrefix('a'), uniquePrefix('b')]) await createStream(coordinator, p);
+    await coordinator.sweep(Date.now()); // loads the probe script where needed
+    const before = requests.count();
+    const report = await coordinator.sweep(Date.now(), { maxCalls: 100 });
+    expect(report.streams).toBe(2);
+    expect(report.calls).toBe(3);
+    expect(requests.count() - before).toBe(3);
+    expect((await coordinator.sweep(Date.now(), { maxCalls: 2 })).streams).toBe(1);
+  });
+
+  it('refuses a budget it cannot measure: maxCalls without requestCount', async () => {
+    const { coordinator } = setup();
+    await expect(coordinator.sweep(Date.now(), { maxCalls: 10 })).rejects.toThrow(/requestCount/);
+    expect((await coordinator.sweep(Date.now())).calls).toBe(0);
   });
 });
