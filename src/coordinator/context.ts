@@ -15,10 +15,13 @@ export type Logger = (
   fields?: Record<string, unknown>,
 ) => void;
 
+/** Which way a heartbeat was answered: fast (one Redis round trip) or full (read and checked commit). */
+export type HeartbeatPath = 'fast' | 'full';
+
 /** What the coordinator reports as it works (metrics subscribe through `onEvent`). */
 export type CoordinatorEvent =
   /** A heartbeat answered (status), or refused (the error code). */
-  | { type: 'heartbeat'; status: HeartbeatStatus | string; path: 'fast' | 'full' }
+  | { type: 'heartbeat'; status: HeartbeatStatus | string; path: HeartbeatPath }
   /** A steady heartbeat tried the fast path. */
   | { type: 'fast-path'; hit: boolean }
   /** A checked commit applied, or was refused because what it was decided on changed. */
@@ -27,7 +30,9 @@ export type CoordinatorEvent =
   | ({ type: 'lock' } & LockAttempt)
   /** A housekeeping sweep ended after `ms` (monotonic), with its report, or null when it failed. */
   | { type: 'sweep'; report: SweepCounts | null; ms: number }
+  /** An assignment round was decided over `members` live members, changing `changed` targets. */
   | { type: 'assignment'; members: number; changed: number }
+  /** Due maintenance (expiry, deadlines, timers) of `members` members committed. */
   | { type: 'maintenance'; members: number };
 
 /** What a sweep event reports (the counts of `SweepReport`). */

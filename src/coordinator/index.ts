@@ -28,7 +28,13 @@ import { heartbeat } from './heartbeat.js';
 import * as resharding from './resharding.js';
 import { type SweepOptions, type SweepReport, type SweepState, sweep } from './sweep.js';
 
-export type { CoordinatorDeps, CoordinatorEvent, Logger } from './context.js';
+export type {
+  CoordinatorDeps,
+  CoordinatorEvent,
+  HeartbeatPath,
+  Logger,
+  SweepCounts,
+} from './context.js';
 export type { SweepOptions, SweepReport } from './sweep.js';
 
 /** The coordinator's use-cases over a Store. */

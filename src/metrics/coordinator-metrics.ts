@@ -5,7 +5,7 @@
  * hook) and the request middleware; rendered at `GET /metrics`.
  */
 
-import type { CoordinatorEvent, SweepCounts } from '../coordinator/context.js';
+import type { CoordinatorEvent, HeartbeatPath, SweepCounts } from '../coordinator/context.js';
 import type { GroupSnapshot } from '../coordinator-api.js';
 import { GROUP_STATES, groupGauges, MEMBER_STATES, MIGRATION_STATES } from './group-gauges.js';
 import type { HttpMetrics } from './http-metrics.js';
@@ -17,11 +17,6 @@ export const REQUEST_BUCKETS = [
 ] as const;
 /** Buckets (seconds) for lock waits and sweeps. */
 export const WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
-
-/** Which way a heartbeat was answered. */
-export type HeartbeatPath = 'fast' | 'full';
-
-export type { SweepCounts } from '../coordinator/context.js';
 
 /** Options of `CoordinatorMetrics`. */
 export interface CoordinatorMetricsOptions {
