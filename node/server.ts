@@ -12,9 +12,9 @@ import { ConfigError, type CoordinatorConfig } from '../src/config.js';
 import { Coordinator } from '../src/coordinator.js';
 import { createApp } from '../src/http/app.js';
 import { CoordinatorMetrics } from '../src/metrics/coordinator-metrics.js';
-import { instrumentStore } from '../src/metrics/instrumented-store.js';
 import { IoredisInspector } from '../src/store/ioredis-inspector.js';
 import { createIoredisClient, IoredisStore } from '../src/store/ioredis-store.js';
+import { requestCounter } from '../src/store/request-counter.js';
 import { createLogger, type LogFn } from './logger.js';
 import { enforceOpenMode } from './open-mode.js';
 import { redisEndpoint } from './redact.js';
@@ -62,13 +62,22 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   const redisError = redisErrorLogger(log);
   client.on('error', redisError);
   if (client instanceof Cluster) client.on('node error', redisError);
-  // Metrics come from the coordinator's events; mutex waits are seen through the Store port.
+  // Metrics subscribe to the coordinator's events (heartbeats, commits, mutex attempts, sweeps).
   const metrics = new CoordinatorMetrics({ version: VERSION });
-  const store = instrumentStore(
-    new IoredisStore(client, { namespace: config.keyPrefix, ownsClient: true }),
-    metrics,
-  );
-  const coordinator = new Coordinator({ store, config, log, onEvent: (e) => metrics.observeEvent(e) });
+  // Counted so a sweep can report (and, given maxCalls, budget) its Redis round trips.
+  const requests = requestCounter();
+  const store = new IoredisStore(client, {
+    namespace: config.keyPrefix,
+    ownsClient: true,
+    onRequest: requests.onRequest,
+  });
+  const coordinator = new Coordinator({
+    store,
+    config,
+    log,
+    onEvent: (e) => metrics.observeEvent(e),
+    requestCount: requests.count,
+  });
   metrics.watchGroups(() => coordinator.listGroups());
   let terminating = false;
   const inspector = new IoredisInspector(client);
@@ -108,7 +117,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   void coordinator.redisReadiness();
 
   const sweep = startSweepLoop({
-    sweep: (now) => metrics.timeSweep(() => coordinator.sweep(now)),
+    sweep: (now) => coordinator.sweep(now),
     intervalMs: config.sweepIntervalMs,
     log,
   });

@@ -18,7 +18,8 @@ import { UpstashStore } from '../src/store/upstash-store.js';
 export const CURSOR_REQUESTS = 2;
 /**
  * Requests kept back for NOSCRIPT fallbacks (a script's first EVALSHA after the database lost
- * its script cache costs a second request, the EVAL): the sweep counts calls, not requests.
+ * its script cache costs a second request, the EVAL): the sweep counts every request it has
+ * spent, but reserves a stream's work by an estimate that leaves them out.
  */
 export const NOSCRIPT_SLACK = 4;
 
@@ -49,7 +50,12 @@ export async function runBudgetedSweep(opts: BudgetedSweepOptions): Promise<Budg
     },
   });
   const cursor = await store.readSweepCursor();
-  const coordinator = new Coordinator({ store, config: opts.config, log: opts.log });
+  const coordinator = new Coordinator({
+    store,
+    config: opts.config,
+    log: opts.log,
+    requestCount: () => subrequests,
+  });
   const report = await coordinator.sweep(opts.now, {
     cursor,
     maxCalls: Math.max(1, opts.budget - CURSOR_REQUESTS - NOSCRIPT_SLACK),

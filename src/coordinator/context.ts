@@ -5,6 +5,7 @@
 import type { CoordinatorConfig } from '../config.js';
 import type { HeartbeatStatus, ProtocolConfig } from '../core/model.js';
 import type { CriticalSectionOptions } from '../store/critical-section.js';
+import type { LockAttempt } from '../store/lock-lease.js';
 import type { Store } from '../store/store.js';
 
 /** One-line structured logger. */
@@ -14,16 +15,32 @@ export type Logger = (
   fields?: Record<string, unknown>,
 ) => void;
 
+/** Which way a heartbeat was answered: fast (one Redis round trip) or full (read and checked commit). */
+export type HeartbeatPath = 'fast' | 'full';
+
 /** What the coordinator reports as it works (metrics subscribe through `onEvent`). */
 export type CoordinatorEvent =
   /** A heartbeat answered (status), or refused (the error code). */
-  | { type: 'heartbeat'; status: HeartbeatStatus | string; path: 'fast' | 'full' }
+  | { type: 'heartbeat'; status: HeartbeatStatus | string; path: HeartbeatPath }
   /** A steady heartbeat tried the fast path. */
   | { type: 'fast-path'; hit: boolean }
   /** A checked commit applied, or was refused because what it was decided on changed. */
   | { type: 'commit'; ok: boolean; scope: 'member' | 'group' | 'stream' }
+  /** One attempt at a stream mutex: acquired at once, busy, or acquired after waiting `waitedMs`. */
+  | ({ type: 'lock' } & LockAttempt)
+  /** A housekeeping sweep ended after `ms` (monotonic), with its report, or null when it failed. */
+  | { type: 'sweep'; report: SweepCounts | null; ms: number }
+  /** An assignment round was decided over `members` live members, changing `changed` targets. */
   | { type: 'assignment'; members: number; changed: number }
+  /** Due maintenance (expiry, deadlines, timers) of `members` members committed. */
   | { type: 'maintenance'; members: number };
+
+/** What a sweep event reports (the counts of `SweepReport`). */
+export interface SweepCounts {
+  streams: number;
+  groupsChanged: number;
+  skippedBusy: number;
+}
 
 /** What the coordinator needs to run. */
 export interface CoordinatorDeps {
@@ -37,6 +54,14 @@ export interface CoordinatorDeps {
   random?: () => number;
   /** Called for every event the coordinator reports. @default no-op */
   onEvent?: (event: CoordinatorEvent) => void;
+  /** Monotonic ms clock for the durations events report (lock waits, sweeps). @default performance.now */
+  monotonic?: () => number;
+  /**
+   * Redis requests the store has made so far (count them with its `onRequest` option, e.g. via
+   * `requestCounter()`): the sweep's `maxCalls` budget and `SweepReport.calls` are measured with
+   * it. @default none (a sweep then refuses `maxCalls` and reports 0 calls)
+   */
+  requestCount?: () => number;
 }
 
 /** The shared context of the use-cases. */
@@ -48,6 +73,9 @@ export interface Ctx {
   log: Logger;
   random: () => number;
   emit: (event: CoordinatorEvent) => void;
+  monotonic: () => number;
+  /** `emit` of a lock attempt as an event (made once per coordinator, not per section). */
+  onLock: (attempt: LockAttempt) => void;
 }
 
 /** Critical-section tuning for requests (they wait for the mutex) and for the sweep (it does not). */
@@ -60,6 +88,8 @@ export function criticalOptions(ctx: Ctx, lockWaitMs: number, maxAttempts = 5): 
     random: ctx.random,
     clock: ctx.now,
     onCommit: (ok) => ctx.emit({ type: 'commit', ok, scope: 'stream' }),
+    onLock: ctx.onLock,
+    monotonic: ctx.monotonic,
     maxStreams: ctx.config.maxStreams,
   };
 }

@@ -20,7 +20,6 @@ import { isCoordinatorError } from '../core/errors.js';
 import type { HeartbeatInput, HeartbeatOutput } from '../core/heartbeat-types.js';
 import type { Migration, ProtocolConfig } from '../core/model.js';
 import { LockBusyError } from '../store/critical-section.js';
-import type { Store } from '../store/store.js';
 import * as admin from './admin.js';
 import type { CoordinatorDeps, Ctx } from './context.js';
 import { errorText } from './context.js';
@@ -29,7 +28,13 @@ import { heartbeat } from './heartbeat.js';
 import * as resharding from './resharding.js';
 import { type SweepOptions, type SweepReport, type SweepState, sweep } from './sweep.js';
 
-export type { CoordinatorDeps, CoordinatorEvent, Logger } from './context.js';
+export type {
+  CoordinatorDeps,
+  CoordinatorEvent,
+  HeartbeatPath,
+  Logger,
+  SweepCounts,
+} from './context.js';
 export type { SweepOptions, SweepReport } from './sweep.js';
 
 /** The coordinator's use-cases over a Store. */
@@ -37,14 +42,14 @@ export class Coordinator implements CoordinatorApi {
   private readonly ctx: Ctx;
   private readonly health: RedisHealthProbe;
   private readonly sweepState: SweepState = { cursor: null };
-  /** Store calls made by this instance (sweeps budget themselves with it). */
-  private calls = 0;
+  /** Redis requests of the store so far (sweeps budget themselves with it); null when not counted. */
+  private readonly requestCount: (() => number) | null;
 
   constructor(deps: CoordinatorDeps) {
     const now = deps.now ?? Date.now;
-    const store = countingStore(deps.store, () => {
-      this.calls++;
-    });
+    const emit = deps.onEvent ?? (() => undefined);
+    const store = deps.store;
+    this.requestCount = deps.requestCount ?? null;
     this.ctx = {
       store,
       config: deps.config,
@@ -57,7 +62,9 @@ export class Coordinator implements CoordinatorApi {
       now,
       log: deps.log ?? (() => undefined),
       random: deps.random ?? Math.random,
-      emit: deps.onEvent ?? (() => undefined),
+      emit,
+      monotonic: deps.monotonic ?? (() => performance.now()),
+      onLock: (attempt) => emit({ type: 'lock', ...attempt }),
     };
     this.health = new RedisHealthProbe(store, now, this.ctx.log);
   }
@@ -156,9 +163,23 @@ export class Coordinator implements CoordinatorApi {
    * advance with drain evidence), bounded per call and resumed from a cursor on the next call.
    * `limits` may be the old `maxStreams` number.
    */
-  sweep(now: number, limits: number | SweepOptions = {}): Promise<SweepReport> {
+  async sweep(now: number, limits: number | SweepOptions = {}): Promise<SweepReport> {
     const opts: SweepOptions = typeof limits === 'number' ? { maxStreams: limits } : limits;
-    return sweep(this.ctx, this.sweepState, now, opts, () => this.calls);
+    const { ctx } = this;
+    if (opts.maxCalls !== undefined && this.requestCount === null) {
+      // Not a request's fault: the adapter forgot to count the store's requests.
+      throw new Error('sweep maxCalls needs CoordinatorDeps.requestCount (the store’s onRequest count)');
+    }
+    const calls = this.requestCount ?? (() => 0);
+    const start = ctx.monotonic();
+    try {
+      const report = await sweep(ctx, this.sweepState, now, opts, calls);
+      ctx.emit({ type: 'sweep', report, ms: ctx.monotonic() - start });
+      return report;
+    } catch (err) {
+      ctx.emit({ type: 'sweep', report: null, ms: ctx.monotonic() - start });
+      throw err;
+    }
   }
 
   /** The resharding pass a heartbeat asked for: one try at the mutex, failures only logged. */
@@ -178,27 +199,4 @@ export class Coordinator implements CoordinatorApi {
       }
     }
   }
-}
-
-/** The store with every method call counted (the sweep budgets its Redis round trips with it). */
-function countingStore(store: Store, count: () => void): Store {
-  // One wrapper per method function, made on first use (not a closure per call: heartbeats are
-  // hot); keyed by the function, so a method replaced later gets its own.
-  const wrappers = new WeakMap<object, unknown>();
-  return new Proxy(store, {
-    get(target, prop) {
-      const v: unknown = Reflect.get(target, prop, target);
-      if (typeof v !== 'function') return v;
-      let w = wrappers.get(v);
-      if (w === undefined) {
-        const method = v as (...a: unknown[]) => unknown;
-        w = (...args: unknown[]) => {
-          count();
-          return method.apply(target, args);
-        };
-        wrappers.set(v, w);
-      }
-      return w;
-    },
-  });
 }

@@ -20,7 +20,7 @@ export interface SweepReport {
   skippedBusy: number;
   /** Where the next call starts (null: no streams). */
   nextCursor: string | null;
-  /** Store calls this sweep made. */
+  /** Redis requests this sweep made (0 when the coordinator does not count them). */
   calls: number;
 }
 
@@ -29,7 +29,8 @@ export interface SweepOptions {
   /** Streams visited at most. @default 500 */
   maxStreams?: number;
   /**
-   * Store calls (Redis round trips) spent at most: an idle stream costs one, a stream with work
+   * Redis requests spent at most (counted by `CoordinatorDeps.requestCount`, which is then
+   * required): an idle stream costs one, a stream with work
    * about ten plus one per shard it reads or retires; the sweep stops before a stream that might
    * not fit. @default unlimited
    */
@@ -38,7 +39,7 @@ export interface SweepOptions {
   cursor?: string | null;
 }
 
-/** Store calls a stream with work may cost before its shard reads, kept free before starting it. */
+/** Requests a stream with work may cost before its shard reads, kept free before starting it. */
 const BUSY_STREAM_RESERVE = 10;
 /** Maintenance steps per group and sweep at most (each handles up to MAX_DUE members). */
 const MAX_STEPS = 8;
@@ -48,7 +49,7 @@ export interface SweepState {
   cursor: string | null;
 }
 
-/** One sweep at `now`. `calls()` counts the store calls made so far by this coordinator. */
+/** One sweep at `now`. `calls()` counts the Redis requests the store has made so far. */
 export async function sweep(
   ctx: Ctx,
   state: SweepState,

@@ -1,11 +1,11 @@
 /**
  * The coordinator's metrics, declared once: HTTP requests, heartbeat outcomes, CAS conflicts,
  * lock waits, sweeps, and scrape-time gauges (groups, members, migrations by state) read from
- * the stored metadata. Recorded from the coordinator's events (`observeEvent`), mutex attempts
- * through `instrumentStore`, the request middleware and `timeSweep`; rendered at `GET /metrics`.
+ * the stored metadata. Recorded from the coordinator's events (`observeEvent`, its `onEvent`
+ * hook) and the request middleware; rendered at `GET /metrics`.
  */
 
-import type { CoordinatorEvent } from '../coordinator/context.js';
+import type { CoordinatorEvent, HeartbeatPath, SweepCounts } from '../coordinator/context.js';
 import type { GroupSnapshot } from '../coordinator-api.js';
 import { GROUP_STATES, groupGauges, MEMBER_STATES, MIGRATION_STATES } from './group-gauges.js';
 import type { HttpMetrics } from './http-metrics.js';
@@ -18,19 +18,9 @@ export const REQUEST_BUCKETS = [
 /** Buckets (seconds) for lock waits and sweeps. */
 export const WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 
-/** Which way a heartbeat was answered. */
-export type HeartbeatPath = 'fast' | 'full';
-
-/** What a sweep reports (the shape of `Coordinator.sweep`'s result). */
-export interface SweepCounts {
-  streams: number;
-  groupsChanged: number;
-  skippedBusy: number;
-}
-
 /** Options of `CoordinatorMetrics`. */
 export interface CoordinatorMetricsOptions {
-  /** Monotonic clock in ms for durations. @default performance.now */
+  /** Monotonic clock in ms for HTTP request durations. @default performance.now */
   clock?: () => number;
   /** Reported as `rsc_build_info{version}`. @default 'unknown' */
   version?: string;
@@ -181,6 +171,10 @@ export class CoordinatorMetrics implements HttpMetrics {
     if (e.type === 'heartbeat') this.observeHeartbeat(e.status, e.path);
     else if (e.type === 'fast-path') this.observeFastPath(e.hit);
     else if (e.type === 'commit') this.observeCommit(e.ok);
+    else if (e.type === 'lock') {
+      if (e.result === 'busy') this.observeLockBusy();
+      else this.observeLockAcquired(e.result === 'waited' ? e.waitedMs : null);
+    } else if (e.type === 'sweep') this.observeSweep(e.report, e.ms / 1000);
   }
 
   /** Records a mutex acquisition; `waitedMs` is null when the first attempt succeeded. */
@@ -202,19 +196,6 @@ export class CoordinatorMetrics implements HttpMetrics {
     this.sweepStreams.inc(undefined, report.streams);
     this.sweepGroupsChanged.inc(undefined, report.groupsChanged);
     this.sweepSkippedBusy.inc(undefined, report.skippedBusy);
-  }
-
-  /** Runs `sweep`, records it, and returns (or rethrows) its outcome. */
-  async timeSweep<R extends SweepCounts>(sweep: () => Promise<R>): Promise<R> {
-    const start = this.clock();
-    try {
-      const report = await sweep();
-      this.observeSweep(report, (this.clock() - start) / 1000);
-      return report;
-    } catch (err) {
-      this.observeSweep(null, (this.clock() - start) / 1000);
-      throw err;
-    }
   }
 
   /** Fills the state gauges from `listGroups()` at every scrape. */

@@ -20,6 +20,11 @@ export interface IoredisStoreOptions {
   ownsClient?: boolean;
   /** How long `ping()` waits before answering false. @default 1000 */
   pingTimeoutMs?: number;
+  /**
+   * Called once per Redis call the store makes (a script run counts once, even when it had to be
+   * loaded first: that happens once per node); the sweep budgets its round trips with it. @default no-op
+   */
+  onRequest?: () => void;
 }
 
 /** Connection settings of `createIoredisClient`. */
@@ -132,6 +137,7 @@ export class IoredisStore extends ScriptStore implements Store, Required<ShardOp
   protected readonly ns: string;
   private readonly ownsClient: boolean;
   private readonly pingTimeoutMs: number;
+  private readonly onRequest: () => void;
   private lastPingError = 'unreachable';
 
   constructor(client: Redis | Cluster, options: IoredisStoreOptions) {
@@ -140,9 +146,11 @@ export class IoredisStore extends ScriptStore implements Store, Required<ShardOp
     this.ns = options.namespace;
     this.ownsClient = options.ownsClient ?? false;
     this.pingTimeoutMs = options.pingTimeoutMs ?? 1000;
+    this.onRequest = options.onRequest ?? (() => undefined);
   }
 
   private async call<T>(fn: () => Promise<T>): Promise<T> {
+    this.onRequest();
     try {
       return await fn();
     } catch (err) {
@@ -213,6 +221,7 @@ export class IoredisStore extends ScriptStore implements Store, Required<ShardOp
       timer = setTimeout(() => reject(new Error('ping timed out')), this.pingTimeoutMs);
     });
     try {
+      this.onRequest();
       const reply = await Promise.race([this.client.ping(), timeout]);
       return reply === 'PONG' ? { ok: true } : { ok: false, error: 'unexpected PING reply' };
     } catch (err) {

@@ -18,7 +18,20 @@ export interface LockWaitOptions {
   random?: () => number;
   /** Epoch-ms clock. @default Date.now */
   clock?: () => number;
+  /** Told of every attempt at the mutex (metrics subscribe through it). @default no-op */
+  onLock?: (attempt: LockAttempt) => void;
+  /** Monotonic ms clock for the wait reported in `onLock`. @default performance.now */
+  monotonic?: () => number;
 }
+
+/** One attempt at a stream mutex: taken at once, found busy, or taken `waitedMs` after the first busy answer. */
+export type LockAttempt =
+  | { result: 'acquired' }
+  | { result: 'busy' }
+  | { result: 'waited'; waitedMs: number };
+
+const ACQUIRED: LockAttempt = { result: 'acquired' };
+const BUSY: LockAttempt = { result: 'busy' };
 
 /** A held stream mutex. */
 export interface LockLease {
@@ -88,10 +101,17 @@ export async function acquireLock(
 ): Promise<void> {
   const random = opts.random ?? Math.random;
   const clock = opts.clock ?? Date.now;
+  const monotonic = opts.monotonic ?? (() => performance.now());
   const deadline = clock() + opts.lockWaitMs;
   let delay = 2;
+  let busySince: number | null = null;
   for (;;) {
-    if (await store.tryLock(prefix, token, opts.lockTtlMs)) return;
+    if (await store.tryLock(prefix, token, opts.lockTtlMs)) {
+      opts.onLock?.(busySince === null ? ACQUIRED : { result: 'waited', waitedMs: monotonic() - busySince });
+      return;
+    }
+    busySince ??= monotonic();
+    opts.onLock?.(BUSY);
     if (opts.lockWaitMs === 0) throw new LockBusyError();
     const left = deadline - clock();
     if (left <= 0) {

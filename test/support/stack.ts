@@ -8,6 +8,7 @@ import { Coordinator } from '../../src/coordinator.js';
 import { createApp } from '../../src/http/app.js';
 import { IoredisInspector } from '../../src/store/ioredis-inspector.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';
+import { requestCounter } from '../../src/store/request-counter.js';
 import { type Backend, uniquePrefix } from './redis.js';
 
 /** A manual clock starting at a fixed instant. */
@@ -70,8 +71,13 @@ export function makeStack(backend: Backend, opts: StackOptions = {}): Stack {
   const clock = opts.clock ?? manualClock();
   const client = backend.make();
   const redis = backend.make();
-  const store = new IoredisStore(client, { namespace: config.keyPrefix, ownsClient: true });
-  const coordinator = new Coordinator({ store, config, now: clock.now });
+  const requests = requestCounter();
+  const store = new IoredisStore(client, {
+    namespace: config.keyPrefix,
+    ownsClient: true,
+    onRequest: requests.onRequest,
+  });
+  const coordinator = new Coordinator({ store, config, now: clock.now, requestCount: requests.count });
   const app = createApp({ coordinator, config, now: clock.now, inspector: new IoredisInspector(client) });
   const call = async (method: string, path: string, body?: unknown): Promise<TestResponse> => {
     const init: RequestInit = { method };

@@ -1,16 +1,16 @@
 /**
- * Metrics over a real Redis: mutex waits seen through the Store port, and what the coordinator
- * reports as events — heartbeat outcomes by status and path, fast-path attempts, checked
- * commits and their conflicts.
+ * Metrics over a real Redis, all from what the coordinator reports as events: mutex attempts
+ * (at once, busy, after a wait), heartbeat outcomes by status and path, fast-path attempts,
+ * checked commits and their conflicts, and sweeps.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { Coordinator } from '../../src/coordinator.js';
 import type { HeartbeatInput } from '../../src/core/heartbeat-types.js';
 import { CoordinatorMetrics } from '../../src/metrics/coordinator-metrics.js';
-import { instrumentStore } from '../../src/metrics/instrumented-store.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';
 import { groupKeys } from '../../src/store/keys.js';
+import { requestCounter } from '../../src/store/request-counter.js';
 import { standaloneClient, uniquePrefix } from '../support/redis.js';
 
 const client = standaloneClient();
@@ -21,14 +21,13 @@ afterAll(async () => {
 function setup(config: Record<string, string> = {}) {
   const metrics = new CoordinatorMetrics();
   const ns = uniquePrefix('ns');
-  const raw = new IoredisStore(client, { namespace: ns });
-  const store = instrumentStore(raw, metrics);
+  const store = new IoredisStore(client, { namespace: ns });
   const coordinator = new Coordinator({
     store,
     config: parseConfig({ COORDINATOR_PROVISIONING: 'false', ...config }),
     onEvent: (e) => metrics.observeEvent(e),
   });
-  return { metrics, raw, store, coordinator, ns };
+  return { metrics, store, coordinator, ns };
 }
 
 function input(memberId: string, over: Partial<HeartbeatInput> = {}): HeartbeatInput {
@@ -58,41 +57,49 @@ async function createStream(coordinator: Coordinator, p: string): Promise<void> 
   });
 }
 
-describe('metrics > mutex attempts through the Store port', () => {
-  it('counts immediate acquisitions, busy attempts, and a wait that ended in acquisition', async () => {
-    const { metrics, store } = setup();
-    const p = uniquePrefix('lock');
-    expect(await store.tryLock(p, 'a', 10_000)).toBe(true);
-    expect(await store.tryLock(p, 'b', 10_000)).toBe(false);
-    expect(await store.tryLock(p, 'b', 10_000)).toBe(false);
-    await store.unlock(p, 'a');
-    expect(await store.tryLock(p, 'b', 10_000)).toBe(true);
-    expect(metrics.lockAcquisitions.get({ waited: 'false' })).toBe(1);
-    expect(metrics.lockAcquisitions.get({ waited: 'true' })).toBe(1);
-    expect(metrics.lockBusy.get()).toBe(2);
-    expect(metrics.lockWait.get().count).toBe(1);
-  });
-
-  it('sees a request wait for the mutex another holder has, then go through', async () => {
+describe('metrics > mutex attempts as coordinator events', () => {
+  it('counts an acquisition at once, busy attempts, and a wait that ended in acquisition', async () => {
     const { metrics, store, coordinator } = setup();
     const p = uniquePrefix('wait');
     await createStream(coordinator, p);
+    expect(metrics.lockAcquisitions.get({ waited: 'false' })).toBe(1);
+    expect(metrics.lockBusy.get()).toBe(0);
     expect(await store.tryLock(p, 'someone-else', 10_000)).toBe(true);
     const deleting = coordinator.deleteGroup(p, p, { requestedBy: 't', reason: 'test', force: true });
-    // Let the delete find the mutex busy at least once before it is released.
-    while (metrics.lockBusy.get() === 0) await new Promise((r) => setTimeout(r, 5));
+    // Let the delete find the mutex busy at least twice before it is released.
+    while (metrics.lockBusy.get() < 2) await new Promise((r) => setTimeout(r, 5));
     await store.unlock(p, 'someone-else');
     await deleting;
-    expect(metrics.lockWait.get().count).toBe(1);
+    expect(metrics.lockAcquisitions.get({ waited: 'false' })).toBe(1);
     expect(metrics.lockAcquisitions.get({ waited: 'true' })).toBe(1);
+    expect(metrics.lockBusy.get()).toBeGreaterThanOrEqual(2);
+    expect(metrics.lockWait.get().count).toBe(1);
+    expect(metrics.lockWait.get().sum).toBeGreaterThan(0);
   });
 
-  it('does not count a group’s assignment lock as a stream mutex', async () => {
-    const { metrics, store } = setup();
-    const p = uniquePrefix('alock');
-    expect(await store.tryLock(p, 'a', 1000, 'g')).toBe(true);
-    expect(await store.tryLock(p, 'b', 1000, 'g')).toBe(false);
-    expect(metrics.lockAcquisitions.get({ waited: 'false' })).toBe(0);
+  it('records sweeps: the streams they visited, their duration, and failures', async () => {
+    const { metrics, store, coordinator } = setup();
+    const p = uniquePrefix('sweep');
+    await createStream(coordinator, p);
+    const report = await coordinator.sweep(Date.now(), { cursor: p, maxStreams: 1 });
+    expect(metrics.sweeps.get({ result: 'ok' })).toBe(1);
+    expect(metrics.sweepStreams.get()).toBe(report.streams);
+    expect(metrics.sweepGroupsChanged.get()).toBe(report.groupsChanged);
+    vi.spyOn(store, 'listStreams').mockRejectedValueOnce(new Error('Redis is down'));
+    await expect(coordinator.sweep(Date.now())).rejects.toThrow('Redis is down');
+    expect(metrics.sweeps.get({ result: 'error' })).toBe(1);
+    expect(metrics.sweepDuration.get().count).toBe(2);
+    expect(metrics.sweepStreams.get()).toBe(report.streams);
+  });
+
+  it('counts no mutex attempt for heartbeats: they never take the stream mutex', async () => {
+    const { metrics, coordinator } = setup();
+    const p = uniquePrefix('nolock');
+    await createStream(coordinator, p);
+    const before = metrics.lockAcquisitions.get({ waited: 'false' });
+    await coordinator.heartbeat(p, p, input('m1'));
+    await coordinator.heartbeat(p, p, input('m2'));
+    expect(metrics.lockAcquisitions.get({ waited: 'false' })).toBe(before);
     expect(metrics.lockBusy.get()).toBe(0);
   });
 });
@@ -179,10 +186,30 @@ describe('metrics > coordinator events', () => {
     expect(metrics.casConflicts.get({ reason: 'conflict' })).toBe(before + 1);
     expect(metrics.commits.get({ result: 'conflict' })).toBe(before + 1);
   });
+});
 
-  it('forwards every other Store method unchanged', async () => {
-    const { raw, store } = setup();
-    expect(await store.ping()).toBe(await raw.ping());
-    expect(await store.listStreams()).toEqual(await raw.listStreams());
+describe('sweep budget > Redis requests counted by the store’s onRequest', () => {
+  it('spends one request on the stream list and one per idle stream, and reports them', async () => {
+    const requests = requestCounter();
+    const store = new IoredisStore(client, { namespace: uniquePrefix('ns'), onRequest: requests.onRequest });
+    const coordinator = new Coordinator({
+      store,
+      config: parseConfig({ COORDINATOR_PROVISIONING: 'false' }),
+      requestCount: requests.count,
+    });
+    for (const p of [uniquePrefix('a'), uniquePrefix('b')]) await createStream(coordinator, p);
+    await coordinator.sweep(Date.now()); // loads the probe script where needed
+    const before = requests.count();
+    const report = await coordinator.sweep(Date.now(), { maxCalls: 100 });
+    expect(report.streams).toBe(2);
+    expect(report.calls).toBe(3);
+    expect(requests.count() - before).toBe(3);
+    expect((await coordinator.sweep(Date.now(), { maxCalls: 2 })).streams).toBe(1);
+  });
+
+  it('refuses a budget it cannot measure: maxCalls without requestCount', async () => {
+    const { coordinator } = setup();
+    await expect(coordinator.sweep(Date.now(), { maxCalls: 10 })).rejects.toThrow(/requestCount/);
+    expect((await coordinator.sweep(Date.now())).calls).toBe(0);
   });
 });
