@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Cluster } from 'ioredis';
-import { ConfigError, type CoordinatorConfig } from '../src/config.js';
+import type { CoordinatorConfig } from '../src/config.js';
 import { Coordinator } from '../src/coordinator.js';
 import { createApp } from '../src/http/app.js';
 import { CoordinatorMetrics } from '../src/metrics/coordinator-metrics.js';
@@ -24,7 +24,7 @@ import { startSweepLoop } from './sweep-loop.js';
 export interface StartServerOptions {
   /** Validated configuration (`parseConfig(process.env)`); `port: 0` picks a free port. */
   config: CoordinatorConfig;
-  /** Raw environment, for settings outside the config schema. @default process.env */
+  /** @deprecated Ignored: every setting, COORDINATOR_METRICS_PUBLIC included, is read by the config schema now. */
   env?: Record<string, string | undefined>;
   /** @default a JSON-lines logger on stdout */
   log?: LogFn;
@@ -147,14 +147,6 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       return closing;
     },
   };
-}
-
-/** COORDINATOR_METRICS_PUBLIC=true serves `/metrics` without credentials (it needs READ otherwise). */
-export function metricsPublic(env: Record<string, string | undefined>): boolean {
-  const raw = (env.COORDINATOR_METRICS_PUBLIC ?? '').trim().toLowerCase();
-  if (['', 'false', '0', 'no', 'off'].includes(raw)) return false;
-  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
-  throw new ConfigError('invalid configuration: COORDINATOR_METRICS_PUBLIC: expected true or false');
 }
 
 /** Counts requests between arrival and response so close() can wait for them. */
