@@ -3,6 +3,7 @@
  * METADATA_CORRUPT, naming no address, and is left untouched. Declared inside
  * `defineStoreContract`, so every store runs it.
  */
+import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isCoordinatorError } from '../../src/core/errors.js';
 import { groupKeys, streamKeys } from '../../src/store/keys.js';
@@ -66,6 +67,20 @@ export function defineCorruptContract(get: () => ContractTarget): void {
       await t.raw.del(streamKeys(t.ns, q).stream);
       await expectCorrupt(() => t.store.load(q, ['g']));
       await expectCorrupt(() => t.store.readMember(readReq(q, 'm1')));
+    });
+
+    it('maps a document of the wrong Redis type to METADATA_CORRUPT without echoing the command', async () => {
+      const p = uniquePrefix('wrongtype');
+      const secret = randomBytes(8).toString('hex');
+      await t.raw.set(`${t.ns}:{${p}}:stream`, 'a string, not a hash');
+      const err = await t.store
+        .tryLock(p, secret, 1000)
+        .then(() => t.store.load(p, 'all'))
+        .catch((e) => e);
+      expect(isCoordinatorError(err)).toBe(true);
+      expect(err.code).toBe('METADATA_CORRUPT');
+      expect(err.message).not.toContain('command was');
+      await t.store.unlock(p, secret);
     });
   });
 }

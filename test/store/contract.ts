@@ -13,6 +13,7 @@ import { defineHeartbeatContract } from './contract-heartbeat.js';
 import { defineMemberContract } from './contract-members.js';
 import { defineMutexContract } from './contract-mutex.js';
 import { defineQuotaContract } from './contract-quotas.js';
+import { defineStreamOpsContract } from './contract-stream-ops.js';
 import { defineStreamsContract } from './contract-streams.js';
 
 /** A store under test, a raw client on the same data, and its namespace. */
@@ -41,6 +42,7 @@ export function defineStoreContract(name: string, make: () => Promise<ContractTa
     defineGroupStepsContract(get);
     defineMutexContract(get);
     defineQuotaContract(get);
+    defineStreamOpsContract(get);
     defineCorruptContract(get);
   });
 }
