@@ -12,7 +12,7 @@ import { contractKit } from './contract-kit.js';
 
 /** Declares the group steps cases on the target `get` returns. */
 export function defineGroupStepsContract(get: () => ContractTarget): void {
-  const { create, commit, add, view } = contractKit(get);
+  const { create, commit, add, readReq, view } = contractKit(get);
   let t: ContractTarget;
   beforeAll(() => {
     t = get();
@@ -96,6 +96,38 @@ export function defineGroupStepsContract(get: () => ContractTarget): void {
       // A metadata-only bump is no membership change.
       await commit(p, 1, [{ k: 'bump', group: 0, metadata: 1, at: T0 + 50 }]);
       expect(await pendingSince()).toBeUndefined();
+    });
+
+    it('reads named members: record with its revision and merged lease, target, and nothing for an unknown id', async () => {
+      const p = uniquePrefix('members');
+      await create(p);
+      const m = member('m1', { currentAssignment: [0], memberLeaseExpiresAt: T0 + 15_000 });
+      await add(p, 1, m, [0, 1]);
+      await commit(p, 1, [{ k: 'lease', member: 'm1', at: T0 + 20_000 }]);
+      const r = await t.store.readMembers(p, 'g', ['m1', 'nobody']);
+      expect(r?.streamRev).toBe(1);
+      expect(r?.header).toMatchObject({ groupEpoch: 1, assignmentEpoch: 1, metadataVersion: 1 });
+      expect(r?.members.get('m1')).toEqual({
+        stored: { rev: 1, record: { ...m, memberLeaseExpiresAt: T0 + 20_000 } },
+        target: [0, 1],
+      });
+      expect(r?.members.get('nobody')).toEqual({ stored: null, target: [] });
+    });
+
+    it('answers null from every group read of a stream or group that does not exist', async () => {
+      const p = uniquePrefix('gone');
+      const none = uniquePrefix('none');
+      await create(p);
+      for (const [prefix, group] of [
+        [none, 'g'],
+        [p, 'other'],
+      ] as const) {
+        expect(await t.store.readAssignment(prefix, group, T0, 'tok', 1000)).toBeNull();
+        expect(await t.store.readMembers(prefix, group, ['m1'])).toBeNull();
+        expect(await t.store.readDue(prefix, group, T0, 10)).toBeNull();
+      }
+      expect(await t.store.probeStream(none, T0)).toBeNull();
+      expect((await t.store.readMember({ ...readReq(p, 'm1'), group: 'other' })).kind).toBe('no-group');
     });
 
     it('takes a mutex, renews it for the same token (a resent acquire after a lost reply), refuses others, releases only its own', async () => {

@@ -119,6 +119,14 @@ export function defineStreamOpsContract(get: () => ContractTarget): void {
 
     it('answers ping', async () => {
       expect(await store.ping()).toBe(true);
+      if (store.pingOutcome) expect(await store.pingOutcome()).toEqual({ ok: true });
+    });
+
+    it('keeps the first candidate as the deployment token secret and answers it to every later caller', async () => {
+      if (!store.tokenSecret) throw new Error('the store under contract keeps no token secret');
+      const first = await store.tokenSecret('first-candidate');
+      expect(await store.tokenSecret('second-candidate')).toBe(first);
+      expect(first).toBe('first-candidate');
     });
   });
 
