@@ -10,6 +10,7 @@ import type { Store } from '../../src/store/store.js';
 import { defineCorruptContract } from './contract-corrupt.js';
 import { defineGroupStepsContract } from './contract-group-steps.js';
 import { defineHeartbeatContract } from './contract-heartbeat.js';
+import { defineLeaseContract } from './contract-lease.js';
 import { defineMemberContract } from './contract-members.js';
 import { defineMutexContract } from './contract-mutex.js';
 import { defineQuotaContract } from './contract-quotas.js';
@@ -21,11 +22,34 @@ export interface ContractTarget {
   store: Store;
   raw: Redis | Cluster;
   ns: string;
+  /** The same kind of store on the same connection, in namespace `ns` (for cases that need an empty one). */
+  storeIn(ns: string): Store;
   close(): Promise<void>;
 }
 
-/** Declares the contract suite for the target `make` builds. */
-export function defineStoreContract(name: string, make: () => Promise<ContractTarget>): void {
+/**
+ * What a store may legitimately not offer. A case that needs a capability runs only where it is
+ * set (`it.runIf`), so a store that lacks it says so here, with the reason, at its call of
+ * `defineStoreContract`, and never by skipping a case by hand.
+ */
+export interface StoreCapabilities {
+  /**
+   * Calls of one store reach Redis in the order they were sent and are answered in that order
+   * (one connection, as ioredis has), so a call sent before another is served before it.
+   * @default true
+   */
+  orderedRequests: boolean;
+}
+
+const FULL: StoreCapabilities = { orderedRequests: true };
+
+/** Declares the contract suite for the target `make` builds, with what it `offers` (all by default). */
+export function defineStoreContract(
+  name: string,
+  make: () => Promise<ContractTarget>,
+  offers: Partial<StoreCapabilities> = {},
+): void {
+  const caps: StoreCapabilities = { ...FULL, ...offers };
   describe(`store contract (${name})`, () => {
     let t: ContractTarget;
     beforeAll(async () => {
@@ -41,6 +65,7 @@ export function defineStoreContract(name: string, make: () => Promise<ContractTa
     defineHeartbeatContract(get);
     defineGroupStepsContract(get);
     defineMutexContract(get);
+    defineLeaseContract(get, caps);
     defineQuotaContract(get);
     defineStreamOpsContract(get);
     defineCorruptContract(get);
