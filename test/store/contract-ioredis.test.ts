@@ -14,6 +14,7 @@ for (const backend of backends) {
       store: new IoredisStore(client, { namespace: ns }),
       raw,
       ns,
+      storeIn: (namespace) => new IoredisStore(client, { namespace }),
       close: async () => {
         client.disconnect();
         raw.disconnect();

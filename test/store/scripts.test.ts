@@ -1,7 +1,13 @@
+/**
+ * Every Lua script of the store is pinned: its SHA1 is the SHA1 of its text, equals the pin
+ * below and Redis's own; `SCRIPTS` lists every script any module under src/store defines.
+ */
 import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runScript } from '../../src/store/run-script.js';
-import { ALL_SCRIPTS } from '../../src/store/scripts/all.js';
+import { SCRIPTS } from '../../src/store/scripts/index.js';
 import type { LuaScript } from '../../src/store/scripts/lua-script.js';
 import { backends, uniquePrefix } from '../support/redis.js';
 
@@ -27,15 +33,51 @@ const PINNED: Record<string, string> = {
 };
 
 const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
+const ALL: readonly LuaScript[] = Object.values(SCRIPTS);
+const STORE_DIR = fileURLToPath(new URL('../../src/store/', import.meta.url));
+
+const isLuaScript = (v: unknown): v is LuaScript =>
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as LuaScript).lua === 'string' &&
+  typeof (v as LuaScript).sha1 === 'string';
+
+/** Source files under src/store (tests excluded), relative to it. */
+function storeSources(): string[] {
+  return readdirSync(STORE_DIR, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+    .sort();
+}
 
 describe('store > Lua scripts are pinned', () => {
-  it.each(ALL_SCRIPTS.map((s) => [s.name, s] as const))('%s matches its pinned SHA1', (name, script) => {
+  it.each(Object.entries(SCRIPTS))('%s matches its pinned SHA1', (name, script) => {
+    expect(script.name).toBe(name);
     expect(sha1(script.lua)).toBe(PINNED[name]);
     expect(script.sha1).toBe(PINNED[name]);
   });
 
   it('pins every script', () => {
-    expect(ALL_SCRIPTS.map((s) => s.name).sort()).toEqual(Object.keys(PINNED).sort());
+    expect(Object.keys(SCRIPTS).sort()).toEqual(Object.keys(PINNED).sort());
+  });
+
+  it('lists in SCRIPTS every script a module under src/store defines', async () => {
+    const listed = new Set(ALL);
+    const found = new Set<LuaScript>();
+    const missing: string[] = [];
+    let declared = 0;
+    for (const file of storeSources()) {
+      // A declaration the module does not export would escape the import below: count both.
+      declared += (readFileSync(STORE_DIR + file, 'utf8').match(/:\s*LuaScript\s*=/g) ?? []).length;
+      const mod: Record<string, unknown> = await import(/* @vite-ignore */ STORE_DIR + file);
+      for (const [name, value] of Object.entries(mod)) {
+        if (!isLuaScript(value)) continue;
+        found.add(value);
+        if (!listed.has(value)) missing.push(`${file}: ${name}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(found.size).toBe(declared);
+    expect(found.size).toBe(ALL.length);
   });
 });
 
@@ -55,7 +97,7 @@ describe.each(backends)('store > runScript ($name)', ({ make }) => {
   });
 
   it('lets Redis agree with every pinned SHA', async () => {
-    for (const s of ALL_SCRIPTS) {
+    for (const s of ALL) {
       const key = `${uniquePrefix('load')}:k`;
       // Redis's own SHA1 of the text, computed on the node that owns `key`.
       const sha = await client.eval(`return redis.sha1hex(ARGV[1])`, 1, key, s.lua);

@@ -11,7 +11,7 @@ import { PROVISION_EXISTING } from './provision-existing.js';
 import { RETIRE_SHARD } from './retire-shard.js';
 import { SHARD_EVIDENCE } from './shard-evidence.js';
 
-/** The shard scripts (pinned by test/resharding/scripts.test.ts; not yet in `ALL_SCRIPTS`). */
+/** The shard scripts (also in `SCRIPTS`, whose pin test covers them). */
 export const SHARD_SCRIPTS: readonly LuaScript[] = [SHARD_EVIDENCE, RETIRE_SHARD, PROVISION_EXISTING];
 
 /** `{length, entriesAdded|nil, nGroups, (name, pending|nil, lag|nil)...}` from `offset` → a stream reading. */
