@@ -57,7 +57,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route(API_BASE, adminRoutes(d));
   app.route(API_BASE, routingRoutes(d));
   app.route(API_BASE, memberRoutes(d));
-  app.route(API_BASE, monitoringRoutes(d));
+  app.route('/', monitoringRoutes(d));
   app.route(API_BASE, offsetsRoutes(d));
   app.route(API_BASE, messagesRoutes(d));
   app.route(API_BASE, grafanaRoutes(d));

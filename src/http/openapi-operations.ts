@@ -4,39 +4,14 @@
  * `app.routes` both ways, so a new route without an entry here fails the build.
  */
 import type { ErrorCode } from '../core/errors.js';
+import type { ApiRoute, QueryParam, SuccessBody, Tag } from './api-route.js';
 import type { ComponentName } from './openapi-components.js';
 import { MONITORING_OPERATIONS } from './openapi-monitoring-operations.js';
 import { SERVICE_OPERATIONS } from './openapi-service-operations.js';
+import { API_ROUTES } from './route-table.js';
 
-/** Groups of operations in the rendered reference. */
-export const TAGS = [
-  { name: 'Streams and groups', description: 'Create, read and delete streams and consumer groups.' },
-  { name: 'Resharding', description: 'Scale a stream out or in, follow and roll back migrations.' },
-  { name: 'Members', description: 'The member heartbeat protocol (PROTOCOL §3).' },
-  { name: 'Routing', description: 'Producer routing metadata.' },
-  { name: 'Monitoring', description: 'Pure reads of coordination state and Redis progress.' },
-  { name: 'Grafana', description: 'Flat rows for Grafana JSON data sources.' },
-  { name: 'Auth', description: 'Bearer tokens and the current session.' },
-  { name: 'Operations', description: 'Liveness, metrics and this documentation.' },
-] as const;
-
-/** A tag name. */
-export type Tag = (typeof TAGS)[number]['name'];
-
-/** A query parameter. */
-export interface QueryParam {
-  name: string;
-  description: string;
-  required?: boolean;
-  /** JSON Schema of the raw value. @default {type: 'string'} */
-  schema?: Record<string, unknown>;
-}
-
-/** What a successful answer carries. */
-export type SuccessBody =
-  | { component: ComponentName }
-  | { arrayOf: ComponentName }
-  | { mediaType: 'application/json' | 'text/plain' | 'text/html'; description: string };
+export type { QueryParam, SuccessBody, Tag } from './api-route.js';
+export { TAGS } from './api-route.js';
 
 /** One served route. */
 export interface OperationSpec {
@@ -217,9 +192,20 @@ const ADMIN_OPERATIONS: readonly OperationSpec[] = [
   },
 ];
 
+/** A declared operation in catalogue form (Hono pattern, upper-case method). */
+export function operationSpec(route: ApiRoute): OperationSpec {
+  const { method, path, route: _route, access: _access, params: _params, rateLimit: _limit, ...rest } = route;
+  return {
+    ...rest,
+    method: method.toUpperCase() as OperationSpec['method'],
+    path: path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1'),
+  };
+}
+
 /** Every operation the coordinator can serve. */
 export const OPERATIONS: readonly OperationSpec[] = [
   ...ADMIN_OPERATIONS,
+  ...API_ROUTES.map(operationSpec),
   ...MONITORING_OPERATIONS,
   ...SERVICE_OPERATIONS,
 ];

@@ -5,12 +5,13 @@
  */
 import { z } from 'zod';
 import type { RedisHealth } from '../coordinator-api.js';
-import type {
-  GroupState,
-  HeartbeatStatus,
-  MemberState,
-  MigrationState,
-  RemovedShardState,
+import {
+  type GroupState,
+  type HeartbeatStatus,
+  type MemberState,
+  type MigrationState,
+  REVOKE_STATES,
+  type RemovedShardState,
 } from '../core/model.js';
 import { isWellFormed, NOT_WELL_FORMED } from '../core/well-formed.js';
 
@@ -28,6 +29,12 @@ const notBlank = (s: string) => s.trim().length > 0;
 /** A required string that is not empty or whitespace only, and well-formed Unicode. */
 const nonBlank = (max: number) =>
   z.string().max(max).refine(notBlank, 'must not be blank').refine(isWellFormed, NOT_WELL_FORMED);
+
+/** Body of `POST /auth/login` (optional; unknown fields ignored). */
+export const loginRequestSchema = z.object({
+  username: z.string().nullish(),
+  password: z.string().nullish(),
+});
 
 /** `{streamPrefix}`: non-blank, no hash-tag braces (shard keys are `{p}:{i}` without tags). */
 export const streamPrefixSchema = nonBlank(MAX_NAME_LENGTH).refine(
@@ -117,7 +124,7 @@ export const shardIdSchema = z.object({ shardIndex: z.int().min(0).max(MAX_SHARD
 
 const revokeReportSchema = z.object({
   shard: shardIdSchema,
-  state: z.enum(['REVOKING', 'DRAINING', 'REVOKED']),
+  state: z.enum(REVOKE_STATES),
   inFlight: z.int().min(0).max(INT32_MAX).nullish(),
   ackedAt: instant.nullish(),
 });

@@ -6,6 +6,8 @@
  * through without credentials).
  */
 import { METRICS_PATH } from '../../metrics/http-metrics.js';
+import type { Access } from '../api-route.js';
+import { matchRoute } from '../route-table.js';
 import type { Role } from './roles.js';
 
 /** Path of the login route, which needs no role. */
@@ -30,8 +32,20 @@ export function isHeartbeat(method: string, path: string): boolean {
   return method.toUpperCase() === 'POST' && HEARTBEAT_PATH.test(path);
 }
 
-/** The role `method path` needs, or null when it needs none. */
+/** The role a declared operation's access needs, or null when it needs none. */
+export function roleOfAccess(access: Access, authenticateMemberApi: boolean): Role | null {
+  if (access === 'PUBLIC') return null;
+  if (access === 'MEMBER_API') return authenticateMemberApi ? 'MEMBER' : null;
+  return access;
+}
+
+/**
+ * The role `method path` needs, or null when it needs none: the declared operation's access,
+ * else the path rules (an unknown path still needs credentials, so it answers 401 before 404).
+ */
 export function requiredRole(method: string, path: string, authenticateMemberApi: boolean): Role | null {
+  const declared = matchRoute(method, path);
+  if (declared) return roleOfAccess(declared.route.access, authenticateMemberApi);
   if (path === LOGIN_PATH) return null;
   if (PUBLIC_READS.has(path) && !isMutating(method)) return null;
   // `/metrics` sits outside `/coord/v1`; the app only authenticates it when it is not configured public.

@@ -8,22 +8,17 @@
  */
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { AppEnv, ResolvedDeps } from '../context.js';
 import { describeIssues, errorResponse, invalidRequest } from '../errors.js';
 import { readBodyBytes } from '../input.js';
+import { loginRequestSchema } from '../schemas.js';
 import type { Authenticator, Principal } from './authenticator.js';
 import { WWW_AUTHENTICATE } from './middleware.js';
 import { ROLES } from './roles.js';
 
 /** Who open mode's login token is issued to. */
 export const ANONYMOUS_PRINCIPAL: Principal = { username: 'anonymous', roles: [...ROLES] };
-
-/** Body of `POST /auth/login` (optional; unknown fields ignored). */
-export const loginRequestSchema = z.object({
-  username: z.string().nullish(),
-  password: z.string().nullish(),
-});
 
 /** The login body, or null when none was sent. Malformed JSON → 400 INVALID_REQUEST. */
 async function readLoginBody(
