@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.js';
 import { METRICS_PATH } from '../metrics/http-metrics.js';
-import { isHeartbeat, requiredRole } from './auth/required-role.js';
+import { requiredRole } from './auth/required-role.js';
 import type { Role } from './auth/roles.js';
 import { HTTP_STATUS_NAMES } from './errors.js';
 import { componentSchemas } from './openapi-components.js';
@@ -122,7 +122,8 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, unknown> {
 
 function operationObject(op: OperationSpec, metricsPublic: boolean): Record<string, unknown> {
   const role = roleOf(op, metricsPublic);
-  const memberRoute = isHeartbeat(op.method, op.path.replace(/:[A-Za-z0-9_]+/g, 'x'));
+  // Only the heartbeat needs MEMBER (and only while member-API authentication is on).
+  const memberRoute = role === 'MEMBER';
   const params = pathParamNames(op.path).map(pathParameter);
   for (const q of op.query ?? []) {
     params.push({

@@ -1,12 +1,33 @@
 /**
  * Every declared operation, and the matcher that finds the one a request addresses. The role
- * check and the rate-limit key read the matched declaration, so neither parses paths itself.
+ * check, the rate-limit key and the terminating guard read the matched declaration, so none of
+ * them parses paths itself.
  */
 import type { ApiRoute } from './api-route.js';
+import { ADMIN_ROUTES } from './routes/admin.js';
+import { GRAFANA_ROUTES } from './routes/grafana-api.js';
+import { MEMBER_ROUTES } from './routes/members.js';
+import { MESSAGES_ROUTES } from './routes/messages.js';
+import { MIGRATION_ROUTES } from './routes/migrations.js';
 import { MONITORING_ROUTES } from './routes/monitoring.js';
+import { OFFSETS_ROUTES } from './routes/offsets.js';
+import { ROUTING_ROUTES } from './routes/routing.js';
+import { SCALE_ROUTES } from './routes/scale.js';
+import { SERVICE_ROUTES } from './routes/service-api.js';
 
-/** Every declared operation the app can serve. */
-export const API_ROUTES: readonly ApiRoute[] = [...Object.values(MONITORING_ROUTES)];
+/** Every declared operation the app can serve (deployments serve a subset: the Worker has no /metrics). */
+export const API_ROUTES: readonly ApiRoute[] = [
+  ADMIN_ROUTES,
+  ROUTING_ROUTES,
+  MEMBER_ROUTES,
+  SCALE_ROUTES,
+  MIGRATION_ROUTES,
+  MONITORING_ROUTES,
+  OFFSETS_ROUTES,
+  MESSAGES_ROUTES,
+  GRAFANA_ROUTES,
+  SERVICE_ROUTES,
+].flatMap((group) => Object.values(group) as ApiRoute[]);
 
 /** A request matched to its declaration, with its path parameters percent-decoded. */
 export interface RouteMatch {
