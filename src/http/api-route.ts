@@ -5,7 +5,7 @@
  * rate-limit key are all read from that one declaration.
  */
 import { createRoute, type Hook, OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import type { Context, Env, Handler, Hono } from 'hono';
 import type { z } from 'zod';
 import type { ErrorCode } from '../core/errors.js';
 import type { Role } from './auth/roles.js';
@@ -178,6 +178,19 @@ export const REDIS_READ_ERRORS: readonly ErrorCode[] = [
 export const validationHook: Hook<unknown, AppEnv, string, undefined> = (result) => {
   if (!result.success) throw invalidRequest(describeIssues(result.error.issues));
 };
+
+/** OpenAPI `{name}` segments → the Hono pattern's `:name`. */
+export function honoPath(path: string): string {
+  return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+}
+
+/**
+ * Serves a declared operation with a plain handler, for answers a typed route cannot state
+ * (HTML, the actuator's 503 with the same body, login's optional body read by its own rules).
+ */
+export function serve<E extends Env>(app: Hono<E>, spec: ApiRouteSpec, handler: Handler<E>): void {
+  app.on(spec.method.toUpperCase(), honoPath(spec.path), handler);
+}
 
 /** A router whose declared operations validate with `validationHook`. */
 export function apiRouter(): OpenAPIHono<AppEnv> {

@@ -55,7 +55,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use(`${API_BASE}/*`, terminatingGuard(d.terminating));
   // `/metrics` needs READ like the monitoring routes, unless the deployment serves it publicly.
   if (d.metrics && !d.metricsPublic) app.use(METRICS_PATH, ...auth.middleware);
-  app.route(API_BASE, auth.routes);
+  app.route('/', auth.routes);
 
   app.route('/', adminRoutes(d));
   app.route('/', routingRoutes(d));
@@ -70,7 +70,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   if (d.metrics) app.route('/', metricsRoutes(d.metrics));
   // The OpenAPI document describes the routes this app ended up serving (read on first request).
   const servedRoutes = () => app.routes;
-  app.route(API_BASE, docsRoutes(d, servedRoutes));
+  app.route('/', docsRoutes(d, servedRoutes));
   // The web console: public static assets; its data comes through the authenticated API.
   app.route('/', consoleRoutes());
 

@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import type { GroupSnapshot } from '../coordinator-api.js';
-import type { GroupDoc, GroupState, MemberState, StreamDoc } from '../core/model.js';
+import type { GroupDoc, StreamDoc } from '../core/model.js';
 import { consumableShards, isLive } from '../core/model.js';
 import type { RangeDirection } from '../store/inspector.js';
 import type { ShardRecord } from './message-pages.js';

@@ -6,15 +6,8 @@ import type { z } from 'zod';
 import type { GroupSnapshot } from '../coordinator-api.js';
 import type { GroupDoc, MemberRecord, MemberState, ShardProgress } from '../core/model.js';
 import { redisSlot } from '../routing/slot.js';
-import {
-  groupOf,
-  type RangeDirection,
-  type ShardReading,
-  type SlotOwner,
-  type StreamRecord,
-} from '../store/inspector.js';
+import { groupOf, type ShardReading, type SlotOwner, type StreamRecord } from '../store/inspector.js';
 import type * as M from './openapi-monitoring-responses.js';
-import type { ShardIdJson } from './schemas.js';
 import { streamIdTimestampMs } from './stream-id.js';
 import { isoInstant } from './views.js';
 

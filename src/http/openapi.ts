@@ -6,7 +6,10 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.js';
 import { METRICS_PATH } from '../metrics/http-metrics.js';
-import { type ApiRoute, type SuccessBody, TAGS } from './api-route.js';
+import { type ApiRoute, honoPath, type SuccessBody, TAGS } from './api-route.js';
+
+export { honoPath } from './api-route.js';
+
 import { roleOfAccess } from './auth/required-role.js';
 import type { Role } from './auth/roles.js';
 import { HTTP_STATUS_NAMES } from './errors.js';
@@ -36,11 +39,6 @@ export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, 
 /** `GET /coord/v1/…`: the key declared operations and `app.routes` are compared by. */
 export function operationKey(method: string, path: string): string {
   return `${method.toUpperCase()} ${path}`;
-}
-
-/** OpenAPI `{name}` segments → the Hono pattern's `:name`. */
-export function honoPath(path: string): string {
-  return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
 }
 
 /** The key of a declared operation, as `app.routes` would list it. */

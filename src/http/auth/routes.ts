@@ -9,9 +9,11 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { z } from 'zod';
+import { serve } from '../api-route.js';
 import type { AppEnv, ResolvedDeps } from '../context.js';
 import { describeIssues, errorResponse, invalidRequest } from '../errors.js';
 import { readBodyBytes } from '../input.js';
+import { SERVICE_ROUTES } from '../routes/service-api.js';
 import { loginRequestSchema } from '../schemas.js';
 import type { Authenticator, Principal } from './authenticator.js';
 import { WWW_AUTHENTICATE } from './middleware.js';
@@ -50,7 +52,7 @@ function loginFailed(): Response {
 export function authRoutes(deps: ResolvedDeps, authenticator: Authenticator, open: boolean): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.post('/auth/login', async (c) => {
+  serve(app, SERVICE_ROUTES.login, async (c) => {
     const now = c.get('now');
     const body = await readLoginBody(c, deps.config.maxBodyBytes);
     const client = deps.clientAddress(c);
@@ -73,7 +75,7 @@ export function authRoutes(deps: ResolvedDeps, authenticator: Authenticator, ope
     });
   });
 
-  app.get('/monitoring/session', (c) => {
+  serve(app, SERVICE_ROUTES.session, (c) => {
     const principal = c.get('principal') ?? null;
     if (open || principal === null) {
       return c.json({ authenticated: false, username: null, roles: open ? [...ROLES] : [] });

@@ -1,7 +1,8 @@
 /**
  * The declared operations around the protocol: login and session, this documentation, metrics,
- * the web console and the actuator. Their handlers live with their modules (`auth/routes.ts`,
- * `docs.ts`, `console.ts`, `actuator.ts`, `metrics/http-metrics.ts`); the OpenAPI suite checks
+ * the web console and the actuator. Login, session, docs and the actuator `serve()` their
+ * handlers on these declarations; the console (`console.ts`) and `/metrics`
+ * (`metrics/http-metrics.ts`) still register their own paths, and the OpenAPI suite checks
  * that what is declared here is exactly what the app serves.
  */
 import { apiRoute } from '../api-route.js';
