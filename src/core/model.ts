@@ -7,33 +7,45 @@
  */
 
 /** Member lifecycle states (wire enum `MemberState`). `STARTING` is never persisted. */
-export type MemberState = 'STARTING' | 'ACTIVE' | 'LEAVING' | 'EXPIRED' | 'FENCED';
+export const MEMBER_STATES = ['STARTING', 'ACTIVE', 'LEAVING', 'EXPIRED', 'FENCED'] as const;
+/** A member lifecycle state. */
+export type MemberState = (typeof MEMBER_STATES)[number];
 
 /** Group states (wire enum `GroupState`). `ASSIGNING` is never observable. */
-export type GroupState = 'EMPTY' | 'ASSIGNING' | 'RECONCILING' | 'STABLE';
+export const GROUP_STATES = ['EMPTY', 'ASSIGNING', 'RECONCILING', 'STABLE'] as const;
+/** A group state. */
+export type GroupState = (typeof GROUP_STATES)[number];
 
 /** Migration states (wire enum `MigrationState`). */
-export type MigrationState =
-  | 'PREPARING'
-  | 'ACTIVE'
-  | 'DRAINING'
-  | 'ROLLING_BACK'
-  | 'ROLLED_BACK'
-  | 'DEPRECATED';
+export const MIGRATION_STATES = [
+  'PREPARING',
+  'ACTIVE',
+  'DRAINING',
+  'ROLLING_BACK',
+  'ROLLED_BACK',
+  'DEPRECATED',
+] as const;
+/** A migration state. */
+export type MigrationState = (typeof MIGRATION_STATES)[number];
 
 /** States a member may report for a shard it is giving up. */
-export type RevokeState = 'REVOKING' | 'DRAINING' | 'REVOKED';
+export const REVOKE_STATES = ['REVOKING', 'DRAINING', 'REVOKED'] as const;
+/** A revoke state. */
+export type RevokeState = (typeof REVOKE_STATES)[number];
 
 /** Heartbeat outcomes (wire enum `HeartbeatStatus`). `RETRY` is never produced. */
-export type HeartbeatStatus =
-  | 'OK'
-  | 'RETRY'
-  | 'SYNC_METADATA'
-  | 'REVOKE_PENDING'
-  | 'FENCED_MEMBER_EPOCH'
-  | 'UNKNOWN_MEMBER_ID'
-  | 'UNSUPPORTED_PROTOCOL'
-  | 'INVALID_REQUEST';
+export const HEARTBEAT_STATUSES = [
+  'OK',
+  'RETRY',
+  'SYNC_METADATA',
+  'REVOKE_PENDING',
+  'FENCED_MEMBER_EPOCH',
+  'UNKNOWN_MEMBER_ID',
+  'UNSUPPORTED_PROTOCOL',
+  'INVALID_REQUEST',
+] as const;
+/** A heartbeat outcome. */
+export type HeartbeatStatus = (typeof HEARTBEAT_STATUSES)[number];
 
 /** Per-shard consumption progress as last reported by a member. */
 export interface ShardProgress {
@@ -111,7 +123,9 @@ export interface GroupDoc {
 }
 
 /** Drain progress of one shard removed by a scale-in (SPEC §7). */
-export type RemovedShardState = 'DRAINING' | 'DRAINED' | 'RETIRING' | 'RETIRED';
+export const REMOVED_SHARD_STATES = ['DRAINING', 'DRAINED', 'RETIRING', 'RETIRED'] as const;
+/** A removed shard's state. */
+export type RemovedShardState = (typeof REMOVED_SHARD_STATES)[number];
 
 /** One consumer group as the last drain-evidence read saw it (`XINFO GROUPS`). */
 export interface ConsumerGroupEvidence {

@@ -20,6 +20,7 @@ import { monitoringRoutes } from './routes/monitoring.js';
 import { offsetsRoutes } from './routes/offsets.js';
 import { routingRoutes } from './routes/routing.js';
 import { scaleRoutes } from './routes/scale.js';
+import { terminatingGuard } from './terminating.js';
 
 export type { AppDeps, AppEnv, Logger, LogLevel } from './context.js';
 
@@ -50,24 +51,26 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // Authentication (then the optional rate limit) before every /coord/v1 route, so no route can skip it.
   const auth = createAuth(d);
   app.use(`${API_BASE}/*`, ...auth.middleware);
+  // Operations that may answer COORDINATOR_TERMINATING refuse while the process drains.
+  app.use(`${API_BASE}/*`, terminatingGuard(d.terminating));
   // `/metrics` needs READ like the monitoring routes, unless the deployment serves it publicly.
   if (d.metrics && !d.metricsPublic) app.use(METRICS_PATH, ...auth.middleware);
-  app.route(API_BASE, auth.routes);
+  app.route('/', auth.routes);
 
-  app.route(API_BASE, adminRoutes(d));
-  app.route(API_BASE, routingRoutes(d));
-  app.route(API_BASE, memberRoutes(d));
-  app.route(API_BASE, monitoringRoutes(d));
-  app.route(API_BASE, offsetsRoutes(d));
-  app.route(API_BASE, messagesRoutes(d));
-  app.route(API_BASE, grafanaRoutes(d));
-  app.route(API_BASE, scaleRoutes(d));
-  app.route(API_BASE, migrationRoutes(d));
+  app.route('/', adminRoutes(d));
+  app.route('/', routingRoutes(d));
+  app.route('/', memberRoutes(d));
+  app.route('/', monitoringRoutes(d));
+  app.route('/', offsetsRoutes(d));
+  app.route('/', messagesRoutes(d));
+  app.route('/', grafanaRoutes(d));
+  app.route('/', scaleRoutes(d));
+  app.route('/', migrationRoutes(d));
   app.route('/', actuatorRoutes(d));
   if (d.metrics) app.route('/', metricsRoutes(d.metrics));
   // The OpenAPI document describes the routes this app ended up serving (read on first request).
   const servedRoutes = () => app.routes;
-  app.route(API_BASE, docsRoutes(d, servedRoutes));
+  app.route('/', docsRoutes(d, servedRoutes));
   // The web console: public static assets; its data comes through the authenticated API.
   app.route('/', consoleRoutes());
 

@@ -2,8 +2,9 @@
  * Flat rows for Grafana's JSON/Infinity data sources (PROTOCOL §2.10). Pure functions over group
  * snapshots, offsets and observed rates; owner lists are comma-joined and sorted.
  */
+import type { z } from 'zod';
 import type { GroupSnapshot } from '../coordinator-api.js';
-import type { GroupDoc, GroupState, MemberState, StreamDoc } from '../core/model.js';
+import type { GroupDoc, StreamDoc } from '../core/model.js';
 import { consumableShards, isLive } from '../core/model.js';
 import type { RangeDirection } from '../store/inspector.js';
 import type { ShardRecord } from './message-pages.js';
@@ -15,121 +16,30 @@ import {
   type StreamShardOffsetsJson,
   sortedMembers,
 } from './monitoring-views.js';
+import type * as M from './openapi-monitoring-responses.js';
 import { type ShardRate, sumKnown } from './shard-rates.js';
 import { isoInstant } from './views.js';
 
 /** A Grafana variable option. */
-export interface GrafanaOptionJson {
-  __text: string;
-  __value: string;
-}
+export type GrafanaOptionJson = z.output<typeof M.grafanaOptionSchema>;
 
 /** `/grafana/groups` row. */
-export interface GrafanaGroupRowJson {
-  streamPrefix: string;
-  consumerGroup: string;
-  state: GroupState;
-  groupEpoch: number;
-  assignmentEpoch: number;
-  metadataVersion: number;
-  shardCount: number;
-  activeMembers: number;
-  totalMembers: number;
-  currentShards: number;
-  targetShards: number;
-  assignedShardRatio: string;
-  revokingShards: number;
-  totalStreamLength: number;
-  totalPendingCount: number;
-  totalLag: number | null;
-  producedPerSecond: number | null;
-  consumedPerSecond: number | null;
-  totalMemoryUsageBytes: number;
-  memoryUsageKnown: boolean;
-}
+export type GrafanaGroupRowJson = z.output<typeof M.grafanaGroupRowSchema>;
 
 /** `/grafana/members` row. */
-export interface GrafanaMemberRowJson {
-  streamPrefix: string;
-  consumerGroup: string;
-  memberId: string;
-  memberName: string;
-  state: MemberState;
-  memberEpoch: number;
-  metadataVersion: number;
-  currentShardCount: number;
-  revokingShardCount: number;
-  runtimeMaxConcurrency: number;
-  activeConsumerWorkers: number;
-  lastHeartbeatAt: string;
-  memberLeaseExpiresAt: string;
-}
+export type GrafanaMemberRowJson = z.output<typeof M.grafanaMemberRowSchema>;
 
 /** How a shard's live holders relate to its target owner. */
 export type OwnerState = 'UNASSIGNED' | 'PENDING_ACK' | 'CURRENT' | 'TRANSITIONING';
 
 /** `/grafana/shards` row (plus additive `removed`). */
-export interface GrafanaShardRowJson {
-  streamPrefix: string;
-  consumerGroup: string;
-  shardCount: number;
-  shardIndex: number;
-  shardLabel: string;
-  streamKey: string;
-  redisSlot: number;
-  redisNodeEndpoint: string | null;
-  redisNodeId: string | null;
-  redisSlotRangeStart: number | null;
-  redisSlotRangeEnd: number | null;
-  streamLength: number;
-  firstRecordId: string | null;
-  lastRecordId: string | null;
-  lastGeneratedId: string | null;
-  groupLastDeliveredId: string | null;
-  consumerLastDeliveredId: string | null;
-  consumerLastAckedId: string | null;
-  pendingCount: number;
-  lag: number | null;
-  lagKnown: boolean;
-  producedPerSecond: number | null;
-  consumedPerSecond: number | null;
-  memoryUsageBytes: number | null;
-  memoryUsageKnown: boolean;
-  targetOwnerMemberIds: string;
-  currentOwnerMemberIds: string;
-  ownerState: OwnerState;
-  ownerMemberIds: string;
-  removed: boolean;
-}
+export type GrafanaShardRowJson = z.output<typeof M.grafanaShardRowSchema>;
 
 /** `/grafana/assignments` row. */
-export interface GrafanaAssignmentRowJson {
-  streamPrefix: string;
-  consumerGroup: string;
-  shardIndex: number;
-  targetOwners: string;
-  currentOwners: string;
-  revokingOwners: string;
-}
+export type GrafanaAssignmentRowJson = z.output<typeof M.grafanaAssignmentRowSchema>;
 
 /** `/grafana/messages` row. */
-export interface GrafanaMessageRowJson {
-  streamPrefix: string;
-  consumerGroup: string;
-  shardIndex: number;
-  shardSelector: string;
-  shardLabel: string;
-  streamKey: string;
-  recordId: string;
-  payload: string | null;
-  fieldsJson: string;
-  pageDirection: RangeDirection;
-  pageLimit: number;
-  pageNextCursor: string | null;
-  pageTotalMessages: number;
-  recordTimestampMs: number | null;
-  recordTime: string | null;
-}
+export type GrafanaMessageRowJson = z.output<typeof M.grafanaMessageRowSchema>;
 
 /** `:i`, the label dashboards show for a shard. */
 export function shardLabel(shard: number): string {

@@ -1,29 +1,13 @@
 /**
- * Reading and validating request input: path parameters and JSON bodies. Everything that is
+ * Reading and validating JSON request bodies (path parameters are validated by the route
+ * descriptors, `api-route.ts`). Everything that is
  * not exactly right becomes a 400 `INVALID_REQUEST` (or 413) before the coordinator is called.
  */
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { describeIssues, invalidRequest, payloadTooLarge } from './errors.js';
-import { type PathParamName, pathParamSchemas } from './schemas.js';
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
-
-/**
- * Validated path parameters. Hono has already percent-decoded them (`orders%2Dx` →
- * `orders-x`), which is what the Python client's `quote(…, safe="")` expects.
- */
-export function pathParams<K extends PathParamName>(c: Context, names: readonly K[]): Record<K, string> {
-  const out = {} as Record<K, string>;
-  const problems: string[] = [];
-  for (const name of names) {
-    const r = pathParamSchemas[name].safeParse(c.req.param(name) ?? '');
-    if (r.success) out[name] = r.data;
-    else problems.push(...describeIssues(r.error.issues, name));
-  }
-  if (problems.length > 0) throw invalidRequest(problems);
-  return out;
-}
 
 /**
  * Reads the raw body, counting the bytes actually received: a missing or lying

@@ -2,82 +2,23 @@
  * Redis-backed monitoring views (PROTOCOL §2.9): shard offsets over the consumable set and
  * message pages. Pure functions from a group snapshot plus what the inspector read.
  */
+import type { z } from 'zod';
 import type { GroupSnapshot } from '../coordinator-api.js';
 import type { GroupDoc, MemberRecord, MemberState, ShardProgress } from '../core/model.js';
 import { redisSlot } from '../routing/slot.js';
-import {
-  groupOf,
-  type RangeDirection,
-  type ShardReading,
-  type SlotOwner,
-  type StreamRecord,
-} from '../store/inspector.js';
-import type { ShardIdJson } from './schemas.js';
+import { groupOf, type ShardReading, type SlotOwner, type StreamRecord } from '../store/inspector.js';
+import type * as M from './openapi-monitoring-responses.js';
 import { streamIdTimestampMs } from './stream-id.js';
 import { isoInstant } from './views.js';
 
 /** One shard of `StreamShardOffsetsResponse`, plus additive `removed`. */
-export interface StreamShardOffsetJson {
-  streamPrefix: string;
-  consumerGroup: string;
-  shard: ShardIdJson;
-  streamKey: string;
-  redisSlot: number;
-  redisNodeEndpoint: string | null;
-  redisNodeId: string | null;
-  redisSlotRangeStart: number | null;
-  redisSlotRangeEnd: number | null;
-  streamLength: number;
-  firstRecordId: string | null;
-  lastRecordId: string | null;
-  lastGeneratedId: string | null;
-  groupLastDeliveredId: string | null;
-  consumerLastDeliveredId: string | null;
-  consumerLastAckedId: string | null;
-  pendingCount: number;
-  lag: number | null;
-  memoryUsageBytes: number | null;
-  ownerMemberIds: string[];
-  /** Additive: the shard was removed by a scale-in and is still draining (SPEC §7). */
-  removed: boolean;
-}
-
+export type StreamShardOffsetJson = z.output<typeof M.shardOffsetSchema>;
 /** `StreamShardOffsetsResponse`. */
-export interface StreamShardOffsetsJson {
-  streamPrefix: string;
-  consumerGroup: string;
-  shards: StreamShardOffsetJson[];
-  totalStreamLength: number;
-  totalPendingCount: number;
-  totalLag: number | null;
-  totalMemoryUsageBytes: number;
-  memoryUsageKnown: boolean;
-}
-
+export type StreamShardOffsetsJson = z.output<typeof M.offsetsResponseSchema>;
 /** One record of a message page. */
-export interface StreamMessageRecordJson {
-  streamPrefix: string;
-  consumerGroup: string;
-  shard: ShardIdJson;
-  streamKey: string;
-  recordId: string;
-  fields: Record<string, string>;
-  payload: string | null;
-  recordTimestampMs: number | null;
-  recordTime: string | null;
-}
-
+export type StreamMessageRecordJson = z.output<typeof M.messageRecordSchema>;
 /** `StreamMessagesPageResponse`. */
-export interface StreamMessagesPageJson {
-  streamPrefix: string;
-  consumerGroup: string;
-  shard: ShardIdJson;
-  streamKey: string;
-  direction: RangeDirection;
-  limit: number;
-  records: StreamMessageRecordJson[];
-  nextCursor: string | null;
-}
+export type StreamMessagesPageJson = z.output<typeof M.messagesPageSchema>;
 
 /** Physical stream key of shard `i` (PROTOCOL §2: `{p}:{i}`, no hash tag). */
 export function shardKey(prefix: string, shard: number): string {

@@ -3,7 +3,6 @@
  * schemas the routes validate with, and the response schemas of `openapi-*responses.ts`.
  */
 import { z } from 'zod';
-import { loginRequestSchema } from './auth/routes.js';
 import {
   grafanaAssignmentRowSchema,
   grafanaGroupRowSchema,
@@ -44,6 +43,7 @@ import {
   createStreamSchema,
   deleteGroupSchema,
   heartbeatRequestSchema,
+  loginRequestSchema,
   rollbackSchema,
   scaleSchema,
   shardIdSchema,

@@ -4,6 +4,13 @@
  * Clients must ignore fields they do not know: responses may gain fields (SPEC §2).
  */
 import { z } from 'zod';
+import {
+  GROUP_STATES,
+  HEARTBEAT_STATUSES,
+  MEMBER_STATES,
+  MIGRATION_STATES,
+  REMOVED_SHARD_STATES,
+} from '../core/model.js';
 import { ROLES } from './auth/roles.js';
 import { shardIdSchema } from './schemas.js';
 
@@ -12,30 +19,14 @@ const count = z.int().min(0);
 const text = z.string();
 
 /** Group states (wire enum `GroupState`). */
-export const groupStateSchema = z.enum(['EMPTY', 'ASSIGNING', 'RECONCILING', 'STABLE']);
+export const groupStateSchema = z.enum(GROUP_STATES);
 /** Member states (wire enum `MemberState`). */
-export const memberStateSchema = z.enum(['STARTING', 'ACTIVE', 'LEAVING', 'EXPIRED', 'FENCED']);
+export const memberStateSchema = z.enum(MEMBER_STATES);
 /** Migration states (wire enum `MigrationState`). */
-export const migrationStateSchema = z.enum([
-  'PREPARING',
-  'ACTIVE',
-  'DRAINING',
-  'ROLLING_BACK',
-  'ROLLED_BACK',
-  'DEPRECATED',
-]);
+export const migrationStateSchema = z.enum(MIGRATION_STATES);
 /** Heartbeat outcomes (wire enum `HeartbeatStatus`). */
-export const heartbeatStatusSchema = z.enum([
-  'OK',
-  'RETRY',
-  'SYNC_METADATA',
-  'REVOKE_PENDING',
-  'FENCED_MEMBER_EPOCH',
-  'UNKNOWN_MEMBER_ID',
-  'UNSUPPORTED_PROTOCOL',
-  'INVALID_REQUEST',
-]);
-const removedShardStateSchema = z.enum(['DRAINING', 'DRAINED', 'RETIRING', 'RETIRED']);
+export const heartbeatStatusSchema = z.enum(HEARTBEAT_STATUSES);
+const removedShardStateSchema = z.enum(REMOVED_SHARD_STATES);
 
 /** `ErrorResponse`. */
 export const errorResponseSchema = z.object({

@@ -1,21 +1,20 @@
 /**
- * The OpenAPI 3.1 document of the coordinator, generated from the zod schemas (`z.toJSONSchema`)
- * and the operation catalogue, limited to the routes the app actually serves.
+ * The OpenAPI 3.1 document of the coordinator, generated from the declared operations
+ * (`route-table.ts`) and their zod schemas (`z.toJSONSchema`), limited to the routes the app
+ * actually serves.
  */
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.js';
 import { METRICS_PATH } from '../metrics/http-metrics.js';
-import { isHeartbeat, requiredRole } from './auth/required-role.js';
+import { type ApiRoute, honoPath, type SuccessBody, TAGS } from './api-route.js';
+
+export { honoPath } from './api-route.js';
+
+import { roleOfAccess } from './auth/required-role.js';
 import type { Role } from './auth/roles.js';
 import { HTTP_STATUS_NAMES } from './errors.js';
 import { componentSchemas } from './openapi-components.js';
-import {
-  OPERATIONS,
-  type OperationSpec,
-  operationKey,
-  type SuccessBody,
-  TAGS,
-} from './openapi-operations.js';
+import { API_ROUTES } from './route-table.js';
 import { MAX_SHARD_INDEX, type PathParamName, pathParamSchemas } from './schemas.js';
 
 /** A route as `app.routes` lists it. */
@@ -28,7 +27,7 @@ export interface RouteRef {
 export interface OpenApiOptions {
   /** `info.version`. */
   version: string;
-  /** Routes the app serves (`app.routes`); catalogue entries not among them are left out. @default every entry */
+  /** Routes the app serves (`app.routes`); declared operations not among them are left out. @default every one */
   served?: readonly RouteRef[];
   /** `/metrics` answers without credentials. @default false */
   metricsPublic?: boolean;
@@ -36,6 +35,16 @@ export interface OpenApiOptions {
 
 /** An OpenAPI document as plain JSON. */
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, unknown>> };
+
+/** `GET /coord/v1/…`: the key declared operations and `app.routes` are compared by. */
+export function operationKey(method: string, path: string): string {
+  return `${method.toUpperCase()} ${path}`;
+}
+
+/** The key of a declared operation, as `app.routes` would list it. */
+export function routeKey(route: ApiRoute): string {
+  return operationKey(route.method, honoPath(route.path));
+}
 
 /** `METHOD path` of every handler in `routes` (middleware is registered as `ALL` and skipped). */
 export function servedKeys(routes: readonly RouteRef[]): Set<string> {
@@ -75,12 +84,11 @@ function pathParameter(name: string): Record<string, unknown> {
   return { name, in: 'path', required: true, description: PARAM_DESCRIPTIONS[name] ?? name, schema };
 }
 
-/** The role a route needs: `/coord/v1` follows the route table; `/metrics` is READ unless public; the rest is open. */
-function roleOf(op: OperationSpec, metricsPublic: boolean): Role | null {
+/** The role a route needs: `/coord/v1` follows its declared access; `/metrics` is READ unless public; the rest is open. */
+function roleOf(op: ApiRoute, metricsPublic: boolean): Role | null {
   if (op.path === METRICS_PATH) return metricsPublic ? null : 'READ';
   if (!op.path.startsWith('/coord/v1/')) return null;
-  // Sample values stand in for the parameters; the rules look only at the path's shape.
-  return requiredRole(op.method, op.path.replace(/:[A-Za-z0-9_]+/g, 'x'), true);
+  return roleOfAccess(op.access, true);
 }
 
 function successContent(body: SuccessBody): Record<string, unknown> {
@@ -120,10 +128,11 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, unknown> {
   return out;
 }
 
-function operationObject(op: OperationSpec, metricsPublic: boolean): Record<string, unknown> {
+function operationObject(op: ApiRoute, metricsPublic: boolean): Record<string, unknown> {
   const role = roleOf(op, metricsPublic);
-  const memberRoute = isHeartbeat(op.method, op.path.replace(/:[A-Za-z0-9_]+/g, 'x'));
-  const params = pathParamNames(op.path).map(pathParameter);
+  // The heartbeat is anonymous while member-API authentication is off.
+  const memberRoute = op.access === 'MEMBER_API';
+  const params = pathParamNames(honoPath(op.path)).map(pathParameter);
   for (const q of op.query ?? []) {
     params.push({
       name: q.name,
@@ -191,12 +200,12 @@ const DESCRIPTION = [
 export function buildOpenApiDocument(opts: OpenApiOptions): OpenApiDocument {
   const served = opts.served ? servedKeys(opts.served) : null;
   // Deployments differ (the Worker has no /metrics), so only what this app serves is described.
-  const ops = served ? OPERATIONS.filter((op) => served.has(operationKey(op.method, op.path))) : OPERATIONS;
+  const ops = served ? API_ROUTES.filter((op) => served.has(routeKey(op))) : API_ROUTES;
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of ops) {
-    const p = toOpenApiPath(op.path);
+    const p = toOpenApiPath(honoPath(op.path));
     paths[p] ??= {};
-    paths[p][op.method.toLowerCase()] = operationObject(op, opts.metricsPublic ?? false);
+    paths[p][op.method] = operationObject(op, opts.metricsPublic ?? false);
   }
   const usedTags = new Set(ops.map((o) => o.tag));
   return {

@@ -1,18 +1,13 @@
 /**
- * Wire shapes of `/coord/v1`: zod schemas for every request body and path parameter, and TS
- * types for every response body (PROTOCOL §2–§3). Field names follow the reference exactly;
+ * Wire shapes of `/coord/v1`: zod schemas for every request body and path parameter, and the
+ * types of every response body, read off the documented response schemas (PROTOCOL §2–§3). Field names follow the reference exactly;
  * additive response fields are marked as such.
  */
 import { z } from 'zod';
-import type { RedisHealth } from '../coordinator-api.js';
-import type {
-  GroupState,
-  HeartbeatStatus,
-  MemberState,
-  MigrationState,
-  RemovedShardState,
-} from '../core/model.js';
+import { REVOKE_STATES } from '../core/model.js';
 import { isWellFormed, NOT_WELL_FORMED } from '../core/well-formed.js';
+import type * as S from './openapi-resharding-responses.js';
+import type * as R from './openapi-responses.js';
 
 /** Longest accepted stream prefix, consumer group or member id (path segments). */
 export const MAX_NAME_LENGTH = 200;
@@ -28,6 +23,12 @@ const notBlank = (s: string) => s.trim().length > 0;
 /** A required string that is not empty or whitespace only, and well-formed Unicode. */
 const nonBlank = (max: number) =>
   z.string().max(max).refine(notBlank, 'must not be blank').refine(isWellFormed, NOT_WELL_FORMED);
+
+/** Body of `POST /auth/login` (optional; unknown fields ignored). */
+export const loginRequestSchema = z.object({
+  username: z.string().nullish(),
+  password: z.string().nullish(),
+});
 
 /** `{streamPrefix}`: non-blank, no hash-tag braces (shard keys are `{p}:{i}` without tags). */
 export const streamPrefixSchema = nonBlank(MAX_NAME_LENGTH).refine(
@@ -117,7 +118,7 @@ export const shardIdSchema = z.object({ shardIndex: z.int().min(0).max(MAX_SHARD
 
 const revokeReportSchema = z.object({
   shard: shardIdSchema,
-  state: z.enum(['REVOKING', 'DRAINING', 'REVOKED']),
+  state: z.enum(REVOKE_STATES),
   inFlight: z.int().min(0).max(INT32_MAX).nullish(),
   ackedAt: instant.nullish(),
 });
@@ -174,226 +175,49 @@ export type ScaleBody = z.infer<typeof scaleSchema>;
 /** A parsed rollback body. */
 export type RollbackBody = z.infer<typeof rollbackSchema>;
 
-// ---- responses ----
+// ---- responses: the documented schemas' outputs (openapi-*responses.ts), never restated ----
 
 /** `ShardId` on the wire. */
-export interface ShardIdJson {
-  shardIndex: number;
-}
-
+export type ShardIdJson = z.output<typeof shardIdSchema>;
 /** `ErrorResponse`: `status` is the HTTP status enum name (`BAD_REQUEST`, …). */
-export interface ErrorResponseJson {
-  status: string;
-  errorCode: string;
-  message: string;
-}
-
+export type ErrorResponseJson = z.output<typeof R.errorResponseSchema>;
 /** `Migration`. */
-export interface MigrationJson {
-  reshardingId: string;
-  fromShardCount: number;
-  toShardCount: number;
-  state: MigrationState;
-  createdAt: string;
-  updatedAt: string;
-}
-
+export type MigrationJson = z.output<typeof R.migrationSchema>;
 /** Additive: a shard removed by a scale-in and not yet retired (SPEC §7). */
-export interface RemovedShardJson {
-  shardIndex: number;
-  state: RemovedShardState;
-  reason: string | null;
-  updatedAt: string;
-}
-
+export type RemovedShardJson = z.output<typeof R.removedShardSchema>;
 /** `GroupResponse` (PROTOCOL §2.2) plus additive `consumableShards` and `removedShards`. */
-export interface GroupResponseJson {
-  streamPrefix: string;
-  consumerGroup: string;
-  state: GroupState;
-  groupEpoch: number;
-  assignmentEpoch: number;
-  metadataVersion: number;
-  shardCount: number;
-  activeMigration: MigrationJson | null;
-  targetAssignmentSummary: Record<string, number>;
-  currentAssignmentSummary: Record<string, number>;
-  consumableShards: ShardIdJson[];
-  removedShards: RemovedShardJson[];
-}
-
+export type GroupResponseJson = z.output<typeof R.groupResponseSchema>;
 /** `StreamScaleResponse` (PROTOCOL §2.6): the stream's one migration, once per affected group. */
-export interface StreamScaleResponseJson {
-  streamPrefix: string;
-  targetShardCount: number;
-  affectedConsumerGroups: string[];
-  migrations: MigrationJson[];
-}
-
-/** Additive: one consumer group as a drain-evidence read saw it. */
-export interface ConsumerGroupEvidenceJson {
-  consumerGroup: string;
-  pendingCount: number | null;
-  lag: number | null;
-}
-
+export type StreamScaleResponseJson = z.output<typeof S.streamScaleResponseSchema>;
 /** Additive: one drain-evidence read of a removed shard. */
-export interface DrainEvidenceJson {
-  checkedAt: string;
-  drained: boolean;
-  keyExists: boolean | null;
-  streamLength: number | null;
-  consumerGroups: ConsumerGroupEvidenceJson[] | null;
-  error: string | null;
-  /** Why it is (not) drained; null for the stored read (its reason is the shard's `reason`). */
-  reason: string | null;
-}
-
-/** Additive: a member holding a removed shard. */
-export interface ShardHolderJson {
-  consumerGroup: string;
-  memberId: string;
-  memberState: MemberState;
-}
-
-/** Additive: a removed shard in the migrations view. */
-export interface RemovedShardDetailJson extends RemovedShardJson {
-  streamKey: string;
-  reshardingId: string | null;
-  holders: ShardHolderJson[];
-  /** The read the state machine last decided on (null before the first one). */
-  lastEvidence: DrainEvidenceJson | null;
-  /** A read taken for this answer (null for retired shards). */
-  liveEvidence: DrainEvidenceJson | null;
-}
-
+export type DrainEvidenceJson = z.output<typeof S.drainEvidenceSchema>;
+/** Additive: one consumer group as a drain-evidence read saw it. */
+export type ConsumerGroupEvidenceJson = NonNullable<DrainEvidenceJson['consumerGroups']>[number];
 /** `GET /monitoring/…/migrations` (PROTOCOL §2.9) plus additive operator fields. */
-export interface MigrationsResponseJson {
-  migrations: MigrationJson[];
-  activeReshardingId: string | null;
-  shardCount: number;
-  removedShards: RemovedShardDetailJson[];
-  rollback: { allowed: boolean; reason: string | null };
-}
-
+export type MigrationsResponseJson = z.output<typeof S.migrationsResponseSchema>;
+/** Additive: a removed shard in the migrations view. */
+export type RemovedShardDetailJson = MigrationsResponseJson['removedShards'][number];
+/** Additive: a member holding a removed shard. */
+export type ShardHolderJson = RemovedShardDetailJson['holders'][number];
 /** `StreamCreateResponse` plus additive `consumerGroup` (the stream's first group). */
-export interface StreamCreateResponseJson {
-  streamPrefix: string;
-  consumerGroup: string;
-  shardCount: number;
-  metadataVersion: number;
-}
-
-/** One shard of `ProducerRoutingResponse`. */
-export interface ProducerRoutingShardJson {
-  shardIndex: number;
-  streamKey: string;
-  redisSlot: number;
-}
-
+export type StreamCreateResponseJson = z.output<typeof R.streamCreateResponseSchema>;
 /** `ProducerRoutingResponse` (PROTOCOL §2.5). */
-export interface ProducerRoutingResponseJson {
-  streamPrefix: string;
-  consumerGroup: string;
-  metadataVersion: number;
-  shardCount: number;
-  streamKeyPattern: string;
-  shards: ProducerRoutingShardJson[];
-}
-
+export type ProducerRoutingResponseJson = z.output<typeof R.producerRoutingResponseSchema>;
+/** One shard of `ProducerRoutingResponse`. */
+export type ProducerRoutingShardJson = ProducerRoutingResponseJson['shards'][number];
 /** `HeartbeatResponse` (PROTOCOL §3.2) plus additive `memberLeaseTtlMs` (SPEC §8.10). */
-export interface HeartbeatResponseJson {
-  responseTo: string;
-  status: HeartbeatStatus;
-  memberId: string;
-  memberEpoch: number;
-  heartbeatIntervalMs: number;
-  rebalanceTimeoutMs: number;
-  memberLeaseTtlMs: number;
-  groupEpoch: number;
-  assignmentEpoch: number;
-  metadataVersion: number;
-  assignment: {
-    assignedShards: ShardIdJson[];
-    pendingShards: ShardIdJson[];
-    metadataVersion: number;
-  };
-}
-
-/** `ShardConsumptionProgress` as stored on a member. */
-export interface ShardProgressJson {
-  shard: ShardIdJson;
-  streamKey: string;
-  lastDeliveredId: string | null;
-  lastAckedId: string | null;
-  pendingCount: number;
-  updatedAt: string | null;
-}
-
+export type HeartbeatResponseJson = z.output<typeof R.heartbeatResponseSchema>;
 /** `MemberMetadata` of the members view (PROTOCOL §2.9). */
-export interface MemberJson {
-  memberId: string;
-  memberName: string;
-  state: MemberState;
-  memberEpoch: number;
-  metadataVersion: number;
-  runtimeMaxConcurrency: number;
-  activeConsumerWorkers: number;
-  currentAssignment: ShardIdJson[];
-  grantedAssignment: ShardIdJson[];
-  revoking: ShardIdJson[];
-  lastHeartbeatAt: string;
-  memberLeaseExpiresAt: string;
-  rebalanceTimeoutMs: number;
-  rebalanceDeadlineAt: string | null;
-  shardProgress: ShardProgressJson[];
-}
-
+export type MemberJson = z.output<typeof R.memberSchema>;
+/** `ShardConsumptionProgress` as stored on a member. */
+export type ShardProgressJson = MemberJson['shardProgress'][number];
 /** `AssignmentsResponse`. */
-export interface AssignmentsResponseJson {
-  targetAssignment: Record<string, ShardIdJson[]>;
-  currentAssignments: Record<string, ShardIdJson[]>;
-  revokeProgress: Record<string, ShardIdJson[]>;
-  invariantViolations: string[];
-}
-
+export type AssignmentsResponseJson = z.output<typeof R.assignmentsResponseSchema>;
 /** One row of `ConsumptionProgressResponse`. */
-export interface ConsumerShardProgressJson extends ShardProgressJson {
-  streamPrefix: string;
-  consumerGroup: string;
-  memberId: string;
-  memberName: string;
-  memberState: MemberState;
-}
-
+export type ConsumerShardProgressJson = z.output<typeof R.consumptionResponseSchema>['progress'][number];
 /** `HealthResponse` of `/monitoring/health`. */
-export interface HealthResponseJson {
-  status: 'UP' | 'DEGRADED';
-  coordinatorId: string;
-  redis: RedisHealth;
-  loop: 'UP';
-}
-
-/** A version as the reference's compatibility view renders it. */
-export interface VersionJson {
-  major: number;
-  minor: number;
-  patch: number;
-  qualifier: string | null;
-  version: string;
-}
-
+export type HealthResponseJson = z.output<typeof R.healthResponseSchema>;
 /** `/monitoring/compatibility` (PROTOCOL §2.9); durations are ISO-8601 (`PT3S`). */
-export interface CompatibilityResponseJson {
-  currentCoordinationVersion: number;
-  supportedCoordinationVersions: { min: number; max: number };
-  coordinationVersions: {
-    version: number;
-    status: 'ACTIVE';
-    introducedIn: VersionJson;
-    deprecatedIn: VersionJson | null;
-    minimumSupportedUntil: VersionJson;
-    removedIn: VersionJson | null;
-    timingDefaults: { heartbeatInterval: string; memberLeaseTtl: string; rebalanceTimeout: string };
-  }[];
-}
+export type CompatibilityResponseJson = z.output<typeof R.compatibilityResponseSchema>;
+/** A version as the reference's compatibility view renders it. */
+export type VersionJson = CompatibilityResponseJson['coordinationVersions'][number]['introducedIn'];

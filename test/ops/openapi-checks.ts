@@ -5,10 +5,11 @@
 import { z } from 'zod';
 import { parseConfig } from '../../src/config.js';
 import type { CoordinatorApi } from '../../src/coordinator-api.js';
+import type { ApiRoute } from '../../src/http/api-route.js';
 import { createApp } from '../../src/http/app.js';
-import { servedKeys } from '../../src/http/openapi.js';
+import { honoPath, routeKey, servedKeys } from '../../src/http/openapi.js';
 import { COMPONENTS } from '../../src/http/openapi-components.js';
-import { OPERATIONS, type OperationSpec, operationKey } from '../../src/http/openapi-operations.js';
+import { API_ROUTES } from '../../src/http/route-table.js';
 
 /** A JSON object as the tests read it. */
 export type JsonObject = Record<string, unknown>;
@@ -69,7 +70,7 @@ export function checkDocument(doc: JsonObject): string[] {
 }
 
 /** The zod schema of an operation's JSON success body. */
-export function schemaOf(op: OperationSpec): z.ZodType {
+export function schemaOf(op: ApiRoute): z.ZodType {
   const body = op.success.body;
   if ('component' in body) return COMPONENTS[body.component];
   if ('arrayOf' in body) return z.array(COMPONENTS[body.arrayOf]);
@@ -91,12 +92,13 @@ export function conformanceCases(
   const served = servedKeys(createApp({ coordinator: {} as CoordinatorApi, config: parseConfig({}) }).routes);
   const params = { ...SAMPLE_PARAMS(prefix), ...extra };
   const out: Array<{ route: string; url: string }> = [];
-  for (const op of OPERATIONS) {
-    const route = operationKey(op.method, op.path);
-    if (op.method !== 'GET' || !served.has(route) || 'mediaType' in op.success.body) continue;
-    const names = [...op.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
+  for (const op of API_ROUTES) {
+    const route = routeKey(op);
+    if (op.method !== 'get' || !served.has(route) || 'mediaType' in op.success.body) continue;
+    const pattern = honoPath(op.path);
+    const names = [...pattern.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
     if (names.some((n) => !(n in params))) throw new Error(`no sample value for a parameter of ${route}`);
-    const path = op.path.replace(/:([A-Za-z0-9_]+)/g, (_, n: string) => encodeURIComponent(params[n]!));
+    const path = pattern.replace(/:([A-Za-z0-9_]+)/g, (_, n: string) => encodeURIComponent(params[n]!));
     const query = new URLSearchParams();
     for (const q of op.query ?? []) if (q.name in params && q.required) query.set(q.name, params[q.name]!);
     if (op.operationId === 'grafanaMessages') query.set('shardIndex', '0');

@@ -8,8 +8,8 @@ import { parseConfig } from '../../src/config.js';
 import type { CoordinatorApi } from '../../src/coordinator-api.js';
 import { createApp } from '../../src/http/app.js';
 import { requiredRole } from '../../src/http/auth/required-role.js';
-import { buildOpenApiDocument, servedKeys } from '../../src/http/openapi.js';
-import { OPERATIONS, operationKey } from '../../src/http/openapi-operations.js';
+import { buildOpenApiDocument, routeKey, servedKeys } from '../../src/http/openapi.js';
+import { API_ROUTES } from '../../src/http/route-table.js';
 import { CoordinatorMetrics } from '../../src/metrics/coordinator-metrics.js';
 import { backends, uniquePrefix } from '../support/redis.js';
 import { heartbeatBody, makeStack, type Stack } from '../support/stack.js';
@@ -37,17 +37,17 @@ async function fetchDoc(app: ReturnType<typeof fullApp>): Promise<JsonObject> {
 describe('openapi > completeness', () => {
   it('has a catalogue entry for every route the app serves', () => {
     const served = [...servedKeys(fullApp().routes)];
-    const catalogue = new Set(OPERATIONS.map((o) => operationKey(o.method, o.path)));
+    const catalogue = new Set(API_ROUTES.map(routeKey));
     const undescribed = served.filter((k) => !catalogue.has(k));
-    // A failure here names routes to describe in src/http/openapi-operations.ts.
+    // A failure here names routes to declare with apiRoute() and list in src/http/route-table.ts.
     expect(undescribed).toEqual([]);
     expect(served.length).toBeGreaterThan(25);
   });
 
   it('serves every catalogue entry (nothing is described that does not exist)', () => {
     const served = servedKeys(fullApp().routes);
-    const missing = OPERATIONS.filter((o) => !served.has(operationKey(o.method, o.path)));
-    expect(missing.map((o) => operationKey(o.method, o.path))).toEqual([]);
+    const missing = API_ROUTES.filter((o) => !served.has(routeKey(o)));
+    expect(missing.map(routeKey)).toEqual([]);
   });
 
   it('documents exactly the routes the app serves, method by method', async () => {
@@ -213,7 +213,7 @@ describe('openapi > real responses match the documented schemas', () => {
     }
     const problems: string[] = [];
     for (const r of results) {
-      const op = OPERATIONS.find((o) => operationKey(o.method, o.path) === r.route)!;
+      const op = API_ROUTES.find((o) => routeKey(o) === r.route)!;
       if (r.status !== op.success.status) {
         problems.push(`${r.route}: status ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
         continue;

@@ -14,7 +14,7 @@ import { authRoutes } from './routes.js';
 export interface AuthMount {
   /** For `app.use('/coord/v1/*', ...middleware)`, before any route. */
   middleware: MiddlewareHandler<AppEnv>[];
-  /** Login and session, for `app.route('/coord/v1', routes)`. */
+  /** Login and session (full paths), for `app.route('/', routes)`. */
   routes: Hono<AppEnv>;
 }
 

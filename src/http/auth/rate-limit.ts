@@ -8,7 +8,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
-import { isHeartbeat, isMutating } from './required-role.js';
+import { matchRoute } from '../route-table.js';
 
 const WINDOW_MS = 60_000;
 
@@ -16,30 +16,16 @@ const WINDOW_MS = 60_000;
 export const ANONYMOUS_KEY = 'anonymous';
 
 /**
- * The window key of a rate-limited request, or null: POST `/streams/{p}`, mutations of
- * `/streams/{p}/scale` and of `/streams/{p}/groups/{g}[/…]` except heartbeats.
+ * The window key of a rate-limited request, or null: operations declaring a `rateLimit`
+ * scope count per stream (`*` group) or per group, keyed on their decoded parameters.
  */
 export function rateLimitKey(method: string, path: string, principal: string): string | null {
-  if (!isMutating(method) || isHeartbeat(method, path)) return null;
-  const seg = path.split('/');
-  // ['', 'coord', 'v1', 'streams', p, ...rest]
-  if (seg.length < 5 || seg[1] !== 'coord' || seg[2] !== 'v1' || seg[3] !== 'streams' || !seg[4]) return null;
-  const prefix = decoded(seg[4]);
-  const rest = seg.slice(5);
+  const hit = matchRoute(method, path);
+  const scope = hit?.route.rateLimit;
+  if (!hit || !scope) return null;
   // Names holding ':' can make two keys coincide; that only merges windows (stricter), never splits one.
-  if (rest.length === 0) return method.toUpperCase() === 'POST' ? `${principal}:${prefix}:*` : null;
-  if (rest.length === 1 && rest[0] === 'scale') return `${principal}:${prefix}:*`;
-  if (rest[0] === 'groups' && rest[1]) return `${principal}:${prefix}:${decoded(rest[1])}`;
-  return null;
-}
-
-/** A path segment as the route's parameter reads it (left as is when it does not decode). */
-function decoded(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
+  const group = scope === 'group' ? hit.params.consumerGroup : '*';
+  return `${principal}:${hit.params.streamPrefix}:${group}`;
 }
 
 /** Counts hits per key in fixed windows aligned on whole minutes of the request clock. */

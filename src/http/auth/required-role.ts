@@ -1,23 +1,23 @@
 /**
- * The role a `/coord/v1` request needs (PROTOCOL §1.2), rules evaluated in order on the path
- * Hono routes on. One deliberate tightening: the anonymous heartbeat rule matches only
- * `POST /streams/{p}/groups/{g}/members/{m}/heartbeat`, not any path that merely contains
- * `/members/` and ends in `/heartbeat` (which would let `DELETE /streams/members/groups/heartbeat`
- * through without credentials).
+ * The role a `/coord/v1` request needs (PROTOCOL §1.2): the `access` its declared operation
+ * names (`route-table.ts`). A path no operation serves still needs credentials — READ under
+ * `/monitoring`, else READ or WRITE by method — so an unknown path answers 401 before 404. The
+ * anonymous heartbeat is exactly the declared `POST …/members/{m}/heartbeat`, never a path that
+ * merely looks like it.
  */
 import { METRICS_PATH } from '../../metrics/http-metrics.js';
+import type { Access } from '../api-route.js';
+import { matchRoute } from '../route-table.js';
 import type { Role } from './roles.js';
 
 /** Path of the login route, which needs no role. */
 export const LOGIN_PATH = '/coord/v1/auth/login';
-
 /** The OpenAPI document: public, so tools and clients can read the contract before logging in. */
 export const OPENAPI_PATH = '/coord/v1/openapi.json';
 /** The rendered API reference page (public; it only loads the public OpenAPI document). */
 export const DOCS_PATH = '/coord/v1/docs';
 const PUBLIC_READS: ReadonlySet<string> = new Set([OPENAPI_PATH, DOCS_PATH]);
 
-const HEARTBEAT_PATH = /^\/coord\/v1\/streams\/[^/]+\/groups\/[^/]+\/members\/[^/]+\/heartbeat$/;
 const MUTATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
 /** True for methods that change state (they need WRITE outside monitoring). */
@@ -25,19 +25,22 @@ export function isMutating(method: string): boolean {
   return MUTATING.has(method.toUpperCase());
 }
 
-/** True when the request is a member heartbeat. */
-export function isHeartbeat(method: string, path: string): boolean {
-  return method.toUpperCase() === 'POST' && HEARTBEAT_PATH.test(path);
+/** The role a declared operation's access needs, or null when it needs none. */
+export function roleOfAccess(access: Access, authenticateMemberApi: boolean): Role | null {
+  if (access === 'PUBLIC') return null;
+  if (access === 'MEMBER_API') return authenticateMemberApi ? 'MEMBER' : null;
+  return access;
 }
 
 /** The role `method path` needs, or null when it needs none. */
 export function requiredRole(method: string, path: string, authenticateMemberApi: boolean): Role | null {
+  const declared = matchRoute(method, path);
+  if (declared) return roleOfAccess(declared.route.access, authenticateMemberApi);
+  // Public paths stay public for every method, so a wrong method answers 405, not 401.
   if (path === LOGIN_PATH) return null;
   if (PUBLIC_READS.has(path) && !isMutating(method)) return null;
   // `/metrics` sits outside `/coord/v1`; the app only authenticates it when it is not configured public.
   if (path === METRICS_PATH) return 'READ';
-  if (isHeartbeat(method, path)) return authenticateMemberApi ? 'MEMBER' : null;
   if (path.startsWith('/coord/v1/monitoring')) return 'READ';
-  // `/coord/v1/streams…` and every other `/coord/v1` path follow the same method rule.
   return isMutating(method) ? 'WRITE' : 'READ';
 }

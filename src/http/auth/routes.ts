@@ -8,22 +8,19 @@
  */
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { serve } from '../api-route.js';
 import type { AppEnv, ResolvedDeps } from '../context.js';
 import { describeIssues, errorResponse, invalidRequest } from '../errors.js';
 import { readBodyBytes } from '../input.js';
+import { SERVICE_ROUTES } from '../routes/service-api.js';
+import { loginRequestSchema } from '../schemas.js';
 import type { Authenticator, Principal } from './authenticator.js';
 import { WWW_AUTHENTICATE } from './middleware.js';
 import { ROLES } from './roles.js';
 
 /** Who open mode's login token is issued to. */
 export const ANONYMOUS_PRINCIPAL: Principal = { username: 'anonymous', roles: [...ROLES] };
-
-/** Body of `POST /auth/login` (optional; unknown fields ignored). */
-export const loginRequestSchema = z.object({
-  username: z.string().nullish(),
-  password: z.string().nullish(),
-});
 
 /** The login body, or null when none was sent. Malformed JSON → 400 INVALID_REQUEST. */
 async function readLoginBody(
@@ -55,7 +52,7 @@ function loginFailed(): Response {
 export function authRoutes(deps: ResolvedDeps, authenticator: Authenticator, open: boolean): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.post('/auth/login', async (c) => {
+  serve(app, SERVICE_ROUTES.login, async (c) => {
     const now = c.get('now');
     const body = await readLoginBody(c, deps.config.maxBodyBytes);
     const client = deps.clientAddress(c);
@@ -78,7 +75,7 @@ export function authRoutes(deps: ResolvedDeps, authenticator: Authenticator, ope
     });
   });
 
-  app.get('/monitoring/session', (c) => {
+  serve(app, SERVICE_ROUTES.session, (c) => {
     const principal = c.get('principal') ?? null;
     if (open || principal === null) {
       return c.json({ authenticated: false, username: null, roles: open ? [...ROLES] : [] });

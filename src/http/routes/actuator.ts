@@ -6,7 +6,9 @@
  */
 import { type Context, Hono } from 'hono';
 import type { RedisCheck } from '../../coordinator-api.js';
+import { serve } from '../api-route.js';
 import type { AppEnv, ResolvedDeps } from '../context.js';
+import { SERVICE_ROUTES } from './service-api.js';
 
 /** Application name reported by `/actuator/info`. */
 export const APP_NAME = 'redis-stream-coordinator-edge';
@@ -33,10 +35,11 @@ export function actuatorRoutes(deps: ResolvedDeps): Hono<AppEnv> {
     const body = await readiness(deps);
     return c.json(body, body.status === 'UP' ? 200 : 503);
   };
-  app.get('/actuator/health', ready);
-  app.get('/actuator/health/readiness', ready);
-  app.get('/actuator/health/liveness', (c) => c.json({ status: 'UP' }));
-  app.get('/actuator/info', (c) => c.json({ app: { name: APP_NAME, version: deps.version } }));
+  const r = SERVICE_ROUTES;
+  serve(app, r.actuatorHealth, ready);
+  serve(app, r.actuatorReadiness, ready);
+  serve(app, r.actuatorLiveness, (c) => c.json({ status: 'UP' }));
+  serve(app, r.actuatorInfo, (c) => c.json({ app: { name: APP_NAME, version: deps.version } }));
   return app;
 }
 

@@ -1,13 +1,91 @@
 /**
  * Group lifecycle routes: create stream, create/get/delete group (PROTOCOL §2.1–2.4).
  */
-import { Hono } from 'hono';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import { ADMIN_ERRORS, apiRoute, apiRouter, groupParams, READ_ERRORS, validBody } from '../api-route.js';
 import type { AppEnv, ResolvedDeps } from '../context.js';
 import { invalidRequest } from '../errors.js';
-import { parseJsonBody, pathParams } from '../input.js';
-import { createGroupSchema, createStreamSchema, deleteGroupSchema } from '../schemas.js';
-import { refuseWhenTerminating } from '../terminating.js';
+import { streamPrefixSchema } from '../schemas.js';
 import { groupView, streamCreateView } from '../views.js';
+
+const STREAM = '/coord/v1/streams/{streamPrefix}';
+const GROUP = `${STREAM}/groups/{consumerGroup}`;
+const params = z.object(groupParams);
+
+/** The declared group lifecycle operations. */
+export const ADMIN_ROUTES = {
+  createStream: apiRoute({
+    method: 'post',
+    path: STREAM,
+    operationId: 'createStream',
+    tag: 'Streams and groups',
+    summary: 'Create a stream and its first consumer group',
+    description:
+      'Creates `initialShardCount` shards (default from configuration) and the group `consumerGroup` (default: the prefix), provisioning the Redis consumer group on every shard. Beyond `COORDINATOR_MAX_STREAMS` streams it answers 409 `STREAM_LIMIT_REACHED` and writes nothing.',
+    access: 'WRITE',
+    rateLimit: 'stream',
+    params: z.object({ streamPrefix: streamPrefixSchema }),
+    body: { component: 'CreateStreamRequest', required: true },
+    success: { status: 201, description: 'Created', body: { component: 'StreamCreateResponse' } },
+    errors: [
+      ...ADMIN_ERRORS,
+      'STREAM_PREFIX_ALREADY_EXISTS',
+      'STREAM_LIMIT_REACHED',
+      'REDIS_STREAM_PROVISIONING_FAILED',
+    ],
+  }),
+  createGroup: apiRoute({
+    method: 'post',
+    path: GROUP,
+    operationId: 'createGroup',
+    tag: 'Streams and groups',
+    summary: 'Add a consumer group to a stream (or create the stream with it)',
+    description:
+      'Beyond `COORDINATOR_MAX_GROUPS_PER_STREAM` groups on the stream it answers 409 `GROUP_LIMIT_REACHED` before the group is provisioned on any shard; creating the stream beyond `COORDINATOR_MAX_STREAMS` answers 409 `STREAM_LIMIT_REACHED`.',
+    access: 'WRITE',
+    rateLimit: 'group',
+    params,
+    body: { component: 'CreateGroupRequest', required: true },
+    success: { status: 201, description: 'Created', body: { component: 'GroupResponse' } },
+    errors: [
+      ...ADMIN_ERRORS,
+      'GROUP_ALREADY_EXISTS',
+      'STREAM_PREFIX_ALREADY_EXISTS',
+      'SHARD_COUNT_MISMATCH',
+      'GROUP_LIMIT_REACHED',
+      'STREAM_LIMIT_REACHED',
+      'STREAM_NOT_FOUND',
+      'REDIS_STREAM_PROVISIONING_FAILED',
+    ],
+  }),
+  getGroup: apiRoute({
+    method: 'get',
+    path: GROUP,
+    operationId: 'getGroup',
+    tag: 'Streams and groups',
+    summary: 'Read a consumer group',
+    access: 'READ',
+    params,
+    success: { status: 200, description: 'The group', body: { component: 'GroupResponse' } },
+    errors: [...READ_ERRORS, 'GROUP_NOT_FOUND'],
+  }),
+  deleteGroup: apiRoute({
+    method: 'delete',
+    path: GROUP,
+    operationId: 'deleteGroup',
+    tag: 'Streams and groups',
+    summary: 'Delete a consumer group’s coordination metadata',
+    description:
+      'Redis streams and consumer groups are left alone. Refused while members are active unless `force` is true. Answers the group as it was before deletion.',
+    access: 'WRITE',
+    rateLimit: 'group',
+    params,
+    body: { component: 'DeleteGroupRequest', required: true },
+    success: { status: 200, description: 'The deleted group', body: { component: 'GroupResponse' } },
+    errors: [...ADMIN_ERRORS, 'GROUP_NOT_FOUND', 'GROUP_HAS_ACTIVE_MEMBERS'],
+  }),
+};
 
 /** Rejects a shard count above the configured maximum before the coordinator sees it. */
 function checkShardCount(initialShardCount: number | null | undefined, max: number): void {
@@ -17,14 +95,14 @@ function checkShardCount(initialShardCount: number | null | undefined, max: numb
 }
 
 /** Routes under `/coord/v1/streams/{p}` that create, read and delete groups. */
-export function adminRoutes(deps: ResolvedDeps): Hono<AppEnv> {
+export function adminRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
   const { coordinator, config } = deps;
-  const mutating = refuseWhenTerminating(deps.terminating);
-  const app = new Hono<AppEnv>();
+  const r = ADMIN_ROUTES;
+  const app = apiRouter();
 
-  app.post('/streams/:streamPrefix', mutating, async (c) => {
-    const { streamPrefix } = pathParams(c, ['streamPrefix']);
-    const body = await parseJsonBody(c, createStreamSchema, config.maxBodyBytes);
+  app.openapi(r.createStream.route, async (c) => {
+    const { streamPrefix } = c.req.valid('param');
+    const body = await validBody(c, r.createStream, config.maxBodyBytes);
     checkShardCount(body.initialShardCount, config.maxShardCount);
     const snapshot = await coordinator.createStream(streamPrefix, {
       initialShardCount: body.initialShardCount ?? null,
@@ -35,9 +113,9 @@ export function adminRoutes(deps: ResolvedDeps): Hono<AppEnv> {
     return c.json(streamCreateView(snapshot), 201);
   });
 
-  app.post('/streams/:streamPrefix/groups/:consumerGroup', mutating, async (c) => {
-    const { streamPrefix, consumerGroup } = pathParams(c, ['streamPrefix', 'consumerGroup']);
-    const body = await parseJsonBody(c, createGroupSchema, config.maxBodyBytes);
+  app.openapi(r.createGroup.route, async (c) => {
+    const { streamPrefix, consumerGroup } = c.req.valid('param');
+    const body = await validBody(c, r.createGroup, config.maxBodyBytes);
     checkShardCount(body.initialShardCount, config.maxShardCount);
     const snapshot = await coordinator.createGroup(streamPrefix, consumerGroup, {
       initialShardCount: body.initialShardCount ?? null,
@@ -47,20 +125,20 @@ export function adminRoutes(deps: ResolvedDeps): Hono<AppEnv> {
     return c.json(groupView(snapshot), 201);
   });
 
-  app.get('/streams/:streamPrefix/groups/:consumerGroup', async (c) => {
-    const { streamPrefix, consumerGroup } = pathParams(c, ['streamPrefix', 'consumerGroup']);
-    return c.json(groupView(await coordinator.getGroup(streamPrefix, consumerGroup)));
+  app.openapi(r.getGroup.route, async (c) => {
+    const { streamPrefix, consumerGroup } = c.req.valid('param');
+    return c.json(groupView(await coordinator.getGroup(streamPrefix, consumerGroup)), 200);
   });
 
-  app.delete('/streams/:streamPrefix/groups/:consumerGroup', mutating, async (c) => {
-    const { streamPrefix, consumerGroup } = pathParams(c, ['streamPrefix', 'consumerGroup']);
-    const body = await parseJsonBody(c, deleteGroupSchema, config.maxBodyBytes);
+  app.openapi(r.deleteGroup.route, async (c) => {
+    const { streamPrefix, consumerGroup } = c.req.valid('param');
+    const body = await validBody(c, r.deleteGroup, config.maxBodyBytes);
     const snapshot = await coordinator.deleteGroup(streamPrefix, consumerGroup, {
       requestedBy: body.requestedBy,
       reason: body.reason,
       force: body.force ?? false,
     });
-    return c.json(groupView(snapshot));
+    return c.json(groupView(snapshot), 200);
   });
 
   return app;

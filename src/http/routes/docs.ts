@@ -3,12 +3,11 @@
  * (a self-contained reference page rendering it). Both public; both work on Workers too.
  */
 import { Hono } from 'hono';
-import { DOCS_PATH, OPENAPI_PATH } from '../auth/required-role.js';
+import { serve } from '../api-route.js';
 import type { AppEnv, ResolvedDeps } from '../context.js';
 import { buildOpenApiDocument, type OpenApiDocument, type RouteRef } from '../openapi.js';
 import { DOCS_SCRIPT, DOCS_STYLE, docsPageHtml } from '../openapi-page.js';
-
-const BASE = '/coord/v1';
+import { SERVICE_ROUTES } from './service-api.js';
 
 async function sha256Base64(text: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
@@ -32,7 +31,7 @@ async function pageCsp(): Promise<string> {
 }
 
 /**
- * The docs routes, mounted at `/coord/v1`. `served` lists the app's routes (read lazily, once
+ * The docs routes (full paths, mounted at the root). `served` lists the app's routes (read lazily, once
  * the app is complete), so the document describes exactly what this deployment serves.
  */
 export function docsRoutes(deps: ResolvedDeps, served: () => readonly RouteRef[]): Hono<AppEnv> {
@@ -41,7 +40,7 @@ export function docsRoutes(deps: ResolvedDeps, served: () => readonly RouteRef[]
   let csp: Promise<string> | undefined;
   const page = docsPageHtml();
 
-  app.get(OPENAPI_PATH.slice(BASE.length), (c) => {
+  serve(app, SERVICE_ROUTES.openApi, (c) => {
     doc ??= buildOpenApiDocument({
       version: deps.version,
       served: served(),
@@ -50,7 +49,7 @@ export function docsRoutes(deps: ResolvedDeps, served: () => readonly RouteRef[]
     return c.json(doc, 200, { 'cache-control': 'no-cache' });
   });
 
-  app.get(DOCS_PATH.slice(BASE.length), async (c) => {
+  serve(app, SERVICE_ROUTES.docs, async (c) => {
     csp ??= pageCsp();
     return c.html(page, 200, {
       'content-security-policy': await csp,

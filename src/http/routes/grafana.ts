@@ -3,8 +3,10 @@
  * variables and tables. Blank name parameters answer `[]` (or widen `/shards` to every group);
  * rates come from this instance's in-memory observations.
  */
-import { type Context, Hono } from 'hono';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import type { GroupSnapshot } from '../../coordinator-api.js';
+import { apiRouter } from '../api-route.js';
 import type { AppEnv, ResolvedDeps } from '../context.js';
 import {
   consumerGroupOptions,
@@ -17,10 +19,10 @@ import {
 } from '../grafana-views.js';
 import { grafanaName, requireInspector } from '../monitoring-query.js';
 import { ShardRateObserver } from '../shard-rates.js';
+import { GRAFANA_ROUTES } from './grafana-api.js';
 import { grafanaMessages } from './grafana-messages.js';
 import { readGroupOffsets } from './offsets.js';
 
-const BASE = '/monitoring/grafana';
 /** Groups whose shards are read at the same time (each read is already pipelined per shard). */
 const GROUP_CONCURRENCY = 8;
 
@@ -34,10 +36,11 @@ async function inBatches<T, R>(items: readonly T[], fn: (item: T) => Promise<R>)
 }
 
 /** Routes under `/coord/v1/monitoring/grafana`. */
-export function grafanaRoutes(deps: ResolvedDeps): Hono<AppEnv> {
+export function grafanaRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
   const { coordinator } = deps;
   const rates = new ShardRateObserver();
-  const app = new Hono<AppEnv>();
+  const r = GRAFANA_ROUTES;
+  const app = apiRouter();
 
   /** The group named by both query parameters, or null when either is blank. */
   const namedGroup = async (c: Context<AppEnv>): Promise<GroupSnapshot | null> => {
@@ -59,7 +62,7 @@ export function grafanaRoutes(deps: ResolvedDeps): Hono<AppEnv> {
     return { offsets, shardRates };
   };
 
-  app.get(`${BASE}/groups`, async (c) => {
+  app.openapi(r.groups.route, async (c) => {
     requireInspector(deps.inspector);
     const snaps = await coordinator.listGroups();
     rates.retain(snaps.map((s) => [s.group.streamPrefix, s.group.consumerGroup] as const));
@@ -67,27 +70,27 @@ export function grafanaRoutes(deps: ResolvedDeps): Hono<AppEnv> {
       const { offsets, shardRates } = await observe(c, snap);
       return grafanaGroupRow(snap, offsets, shardRates);
     });
-    return c.json(rows);
+    return c.json(rows, 200);
   });
 
-  app.get(`${BASE}/options/streams`, async (c) => c.json(streamOptions(await coordinator.listGroups())));
+  app.openapi(r.streamOptions.route, async (c) => c.json(streamOptions(await coordinator.listGroups()), 200));
 
-  app.get(`${BASE}/options/consumer-groups`, async (c) => {
+  app.openapi(r.groupOptions.route, async (c) => {
     const prefix = grafanaName(c, 'streamPrefix', false);
-    return c.json(consumerGroupOptions(await coordinator.listGroups(), prefix));
+    return c.json(consumerGroupOptions(await coordinator.listGroups(), prefix), 200);
   });
 
-  app.get(`${BASE}/options/shards`, async (c) => {
+  app.openapi(r.shardOptions.route, async (c) => {
     const snap = await namedGroup(c);
-    return c.json(snap === null ? [] : shardOptions(snap.stream));
+    return c.json(snap === null ? [] : shardOptions(snap.stream), 200);
   });
 
-  app.get(`${BASE}/members`, async (c) => {
+  app.openapi(r.members.route, async (c) => {
     const snap = await namedGroup(c);
-    return c.json(snap === null ? [] : grafanaMemberRows(snap.group));
+    return c.json(snap === null ? [] : grafanaMemberRows(snap.group), 200);
   });
 
-  app.get(`${BASE}/shards`, async (c) => {
+  app.openapi(r.shards.route, async (c) => {
     const prefix = grafanaName(c, 'streamPrefix', true);
     const group = grafanaName(c, 'consumerGroup', true);
     requireInspector(deps.inspector);
@@ -103,15 +106,15 @@ export function grafanaRoutes(deps: ResolvedDeps): Hono<AppEnv> {
       const { offsets, shardRates } = await observe(c, snap);
       return grafanaShardRows(snap, offsets, shardRates);
     });
-    return c.json(rows.flat());
+    return c.json(rows.flat(), 200);
   });
 
-  app.get(`${BASE}/assignments`, async (c) => {
+  app.openapi(r.assignments.route, async (c) => {
     const snap = await namedGroup(c);
-    return c.json(snap === null ? [] : grafanaAssignmentRows(snap));
+    return c.json(snap === null ? [] : grafanaAssignmentRows(snap), 200);
   });
 
-  app.get(`${BASE}/messages`, async (c) => c.json(await grafanaMessages(c, deps)));
+  app.openapi(r.messages.route, async (c) => c.json(await grafanaMessages(c, deps), 200));
 
   return app;
 }

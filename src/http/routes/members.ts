@@ -4,13 +4,31 @@
  * still holds (409 MEMBER_ID_IN_USE, only for requests carrying `memberInstanceId`) and a join
  * into a group at its member quota (409 MEMBER_LIMIT_REACHED).
  */
-import { Hono } from 'hono';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
 import type { HeartbeatInput } from '../../core/heartbeat-types.js';
+import { apiRoute, apiRouter, groupParams, MUTATION_ERRORS, validBody } from '../api-route.js';
 import type { AppEnv, ResolvedDeps } from '../context.js';
-import { parseJsonBody, pathParams } from '../input.js';
-import { type HeartbeatRequestBody, heartbeatRequestSchema } from '../schemas.js';
-import { refuseWhenTerminating } from '../terminating.js';
+import { type HeartbeatRequestBody, memberIdSchema } from '../schemas.js';
 import { heartbeatView } from '../views.js';
+
+/** The declared member operation. */
+export const MEMBER_ROUTES = {
+  heartbeat: apiRoute({
+    method: 'post',
+    path: '/coord/v1/streams/{streamPrefix}/groups/{consumerGroup}/members/{memberId}/heartbeat',
+    operationId: 'heartbeat',
+    tag: 'Members',
+    summary: 'Member heartbeat',
+    description:
+      'Always 200 for protocol outcomes: the `status` field carries them (OK, SYNC_METADATA, REVOKE_PENDING, FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, UNSUPPORTED_PROTOCOL, INVALID_REQUEST). Two exceptions, where nothing is written: for requests carrying the additive `memberInstanceId`, a member id still held by another instance (live, or fenced with blocking holdings) answers 409 `MEMBER_ID_IN_USE` (reference clients never send the field and are never refused for it); and a join (or rejoin) into a group that already has `COORDINATOR_MAX_MEMBERS_PER_GROUP` live members answers 409 `MEMBER_LIMIT_REACHED` (live members are never refused by it).',
+    access: 'MEMBER_API',
+    params: z.object({ ...groupParams, memberId: memberIdSchema }),
+    body: { component: 'HeartbeatRequest', required: true },
+    success: { status: 200, description: 'Heartbeat outcome', body: { component: 'HeartbeatResponse' } },
+    errors: [...MUTATION_ERRORS, 'MEMBER_ID_IN_USE', 'MEMBER_LIMIT_REACHED'],
+  }),
+};
 
 /** First-seen order without repeats (the reference reads `ownedShards` into a set). */
 function distinct(shards: number[]): number[] {
@@ -50,22 +68,15 @@ export function toHeartbeatInput(body: HeartbeatRequestBody, pathMemberId: strin
 }
 
 /** `POST /streams/{p}/groups/{g}/members/{m}/heartbeat`. */
-export function memberRoutes(deps: ResolvedDeps): Hono<AppEnv> {
+export function memberRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
   const { coordinator, config } = deps;
-  const app = new Hono<AppEnv>();
-  app.post(
-    '/streams/:streamPrefix/groups/:consumerGroup/members/:memberId/heartbeat',
-    refuseWhenTerminating(deps.terminating),
-    async (c) => {
-      const { streamPrefix, consumerGroup, memberId } = pathParams(c, [
-        'streamPrefix',
-        'consumerGroup',
-        'memberId',
-      ]);
-      const body = await parseJsonBody(c, heartbeatRequestSchema, config.maxBodyBytes);
-      const out = await coordinator.heartbeat(streamPrefix, consumerGroup, toHeartbeatInput(body, memberId));
-      return c.json(heartbeatView(out, body.requestId, config));
-    },
-  );
+  const r = MEMBER_ROUTES;
+  const app = apiRouter();
+  app.openapi(r.heartbeat.route, async (c) => {
+    const { streamPrefix, consumerGroup, memberId } = c.req.valid('param');
+    const body = await validBody(c, r.heartbeat, config.maxBodyBytes);
+    const out = await coordinator.heartbeat(streamPrefix, consumerGroup, toHeartbeatInput(body, memberId));
+    return c.json(heartbeatView(out, body.requestId, config), 200);
+  });
   return app;
 }

@@ -2,10 +2,11 @@
  * `GET /monitoring/streams/{p}/groups/{g}/shards/{i}/messages` (PROTOCOL §2.9): a cursor page
  * of one consumable shard, read with XRANGE/XREVRANGE only, so consumer-group state never moves.
  */
-import { Hono } from 'hono';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
 import { consumableShards } from '../../core/model.js';
+import { apiRoute, apiRouter, groupParams, type QueryParam, REDIS_READ_ERRORS } from '../api-route.js';
 import type { AppEnv, ResolvedDeps } from '../context.js';
-import { pathParams } from '../input.js';
 import { readCursorPage } from '../message-pages.js';
 import {
   parseDirection,
@@ -18,43 +19,68 @@ import {
 } from '../monitoring-query.js';
 import { messageRecordView, type StreamMessagesPageJson, shardKey } from '../monitoring-views.js';
 
-/** The messages route. */
-export function messagesRoutes(deps: ResolvedDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.get(
-    '/monitoring/streams/:streamPrefix/groups/:consumerGroup/shards/:shardIndex/messages',
-    async (c) => {
-      const { streamPrefix, consumerGroup } = pathParams(c, ['streamPrefix', 'consumerGroup']);
-      const shardIndex = parseShardNumber('shardIndex', c.req.param('shardIndex') ?? '');
-      const direction = parseDirection(queryText(c, 'direction'));
-      const limit = parseLimit(queryText(c, 'limit'));
-      const rawCursor = queryText(c, 'cursor');
-      const cursor = rawCursor === null ? null : parseIdParam('cursor', rawCursor);
-      const inspector = requireInspector(deps.inspector);
-      const { stream, group } = await deps.coordinator.getGroup(streamPrefix, consumerGroup);
-      requireConsumable('shardIndex', shardIndex, consumableShards(stream));
+const directionParam: QueryParam = {
+  name: 'direction',
+  description: 'BACKWARD (newest first, default) or FORWARD',
+  schema: { type: 'string', enum: ['BACKWARD', 'FORWARD'], default: 'BACKWARD' },
+};
+const cursorParam: QueryParam = { name: 'cursor', description: 'nextCursor of the previous page' };
+const limitParam: QueryParam = {
+  name: 'limit',
+  description: 'page size, clamped to 1..1000',
+  schema: { type: 'integer', default: 25 },
+};
 
-      const cursors = new Map<number, string>(cursor === null ? [] : [[shardIndex, cursor]]);
-      const page = await readCursorPage(
-        inspector,
-        stream.streamPrefix,
-        [shardIndex],
-        direction,
-        cursors,
-        limit,
-      );
-      const body: StreamMessagesPageJson = {
-        streamPrefix: group.streamPrefix,
-        consumerGroup: group.consumerGroup,
-        shard: { shardIndex },
-        streamKey: shardKey(stream.streamPrefix, shardIndex),
-        direction,
-        limit,
-        records: page.records.map((r) => messageRecordView(group, r.shard, r.record)),
-        nextCursor: page.next?.get(shardIndex) ?? null,
-      };
-      return c.json(body);
-    },
-  );
+/** The declared messages operation (its query keeps the protocol's own messages, so it is parsed here). */
+export const MESSAGES_ROUTES = {
+  messages: apiRoute({
+    method: 'get',
+    path: '/coord/v1/monitoring/streams/{streamPrefix}/groups/{consumerGroup}/shards/{shardIndex}/messages',
+    operationId: 'getMessages',
+    tag: 'Monitoring',
+    summary: 'A page of one shard’s entries (XRANGE/XREVRANGE; never moves group state)',
+    access: 'READ',
+    params: z.object(groupParams),
+    query: [directionParam, cursorParam, limitParam],
+    success: { status: 200, description: 'Page', body: { component: 'StreamMessagesPageResponse' } },
+    errors: REDIS_READ_ERRORS,
+  }),
+};
+
+/** The messages route. */
+export function messagesRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
+  const app = apiRouter();
+  app.openapi(MESSAGES_ROUTES.messages.route, async (c) => {
+    const { streamPrefix, consumerGroup } = c.req.valid('param');
+    const shardIndex = parseShardNumber('shardIndex', c.req.param('shardIndex') ?? '');
+    const direction = parseDirection(queryText(c, 'direction'));
+    const limit = parseLimit(queryText(c, 'limit'));
+    const rawCursor = queryText(c, 'cursor');
+    const cursor = rawCursor === null ? null : parseIdParam('cursor', rawCursor);
+    const inspector = requireInspector(deps.inspector);
+    const { stream, group } = await deps.coordinator.getGroup(streamPrefix, consumerGroup);
+    requireConsumable('shardIndex', shardIndex, consumableShards(stream));
+
+    const cursors = new Map<number, string>(cursor === null ? [] : [[shardIndex, cursor]]);
+    const page = await readCursorPage(
+      inspector,
+      stream.streamPrefix,
+      [shardIndex],
+      direction,
+      cursors,
+      limit,
+    );
+    const body: StreamMessagesPageJson = {
+      streamPrefix: group.streamPrefix,
+      consumerGroup: group.consumerGroup,
+      shard: { shardIndex },
+      streamKey: shardKey(stream.streamPrefix, shardIndex),
+      direction,
+      limit,
+      records: page.records.map((r) => messageRecordView(group, r.shard, r.record)),
+      nextCursor: page.next?.get(shardIndex) ?? null,
+    };
+    return c.json(body, 200);
+  });
   return app;
 }

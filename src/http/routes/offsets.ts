@@ -2,16 +2,32 @@
  * `GET /monitoring/streams/{p}/groups/{g}/offsets` (PROTOCOL §2.9): per-shard length, ids, lag,
  * pending and memory over the consumable set (SPEC §7), with Cluster placement when clustered.
  */
-import { Hono } from 'hono';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
 import type { GroupSnapshot } from '../../coordinator-api.js';
 import { consumableShards } from '../../core/model.js';
 import { redisSlot } from '../../routing/slot.js';
 import { groupOf, type SlotOwner, type StreamInspector } from '../../store/inspector.js';
+import { apiRoute, apiRouter, groupParams, REDIS_READ_ERRORS } from '../api-route.js';
 import type { AppEnv, ResolvedDeps } from '../context.js';
-import { pathParams } from '../input.js';
 import { requireInspector } from '../monitoring-query.js';
 import { offsetsView, type StreamShardOffsetsJson, shardKey } from '../monitoring-views.js';
 import type { ShardSample } from '../shard-rates.js';
+
+/** The declared offsets operation. */
+export const OFFSETS_ROUTES = {
+  offsets: apiRoute({
+    method: 'get',
+    path: '/coord/v1/monitoring/streams/{streamPrefix}/groups/{consumerGroup}/offsets',
+    operationId: 'getOffsets',
+    tag: 'Monitoring',
+    summary: 'Per-shard length, ids, pending, lag and memory (read from Redis)',
+    access: 'READ',
+    params: z.object(groupParams),
+    success: { status: 200, description: 'Offsets', body: { component: 'StreamShardOffsetsResponse' } },
+    errors: REDIS_READ_ERRORS,
+  }),
+};
 
 /** Offsets of a group plus the raw samples rate observation needs. */
 export interface GroupOffsets {
@@ -43,13 +59,13 @@ export async function readGroupOffsets(
 }
 
 /** The offsets route. */
-export function offsetsRoutes(deps: ResolvedDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.get('/monitoring/streams/:streamPrefix/groups/:consumerGroup/offsets', async (c) => {
-    const { streamPrefix, consumerGroup } = pathParams(c, ['streamPrefix', 'consumerGroup']);
+export function offsetsRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
+  const app = apiRouter();
+  app.openapi(OFFSETS_ROUTES.offsets.route, async (c) => {
+    const { streamPrefix, consumerGroup } = c.req.valid('param');
     const inspector = requireInspector(deps.inspector);
     const snap = await deps.coordinator.getGroup(streamPrefix, consumerGroup);
-    return c.json((await readGroupOffsets(inspector, snap)).offsets);
+    return c.json((await readGroupOffsets(inspector, snap)).offsets, 200);
   });
   return app;
 }

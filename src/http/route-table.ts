@@ -1,0 +1,91 @@
+/**
+ * Every declared operation, and the matcher that finds the one a request addresses. The role
+ * check, the rate-limit key and the terminating guard read the matched declaration, so none of
+ * them parses paths itself.
+ */
+import type { ApiRoute } from './api-route.js';
+import { ADMIN_ROUTES } from './routes/admin.js';
+import { GRAFANA_ROUTES } from './routes/grafana-api.js';
+import { MEMBER_ROUTES } from './routes/members.js';
+import { MESSAGES_ROUTES } from './routes/messages.js';
+import { MIGRATION_ROUTES } from './routes/migrations.js';
+import { MONITORING_ROUTES } from './routes/monitoring.js';
+import { OFFSETS_ROUTES } from './routes/offsets.js';
+import { ROUTING_ROUTES } from './routes/routing.js';
+import { SCALE_ROUTES } from './routes/scale.js';
+import { SERVICE_ROUTES } from './routes/service-api.js';
+
+/** Every declared operation the app can serve (deployments serve a subset: the Worker has no /metrics). */
+export const API_ROUTES: readonly ApiRoute[] = [
+  ADMIN_ROUTES,
+  ROUTING_ROUTES,
+  MEMBER_ROUTES,
+  SCALE_ROUTES,
+  MIGRATION_ROUTES,
+  MONITORING_ROUTES,
+  OFFSETS_ROUTES,
+  MESSAGES_ROUTES,
+  GRAFANA_ROUTES,
+  SERVICE_ROUTES,
+].flatMap((group) => Object.values(group) as ApiRoute[]);
+
+/** A request matched to its declaration, with its path parameters percent-decoded. */
+export interface RouteMatch {
+  route: ApiRoute;
+  params: Record<string, string>;
+}
+
+interface Compiled {
+  route: ApiRoute;
+  method: string;
+  pattern: RegExp;
+  names: string[];
+}
+
+/** `/a/{x}/b` → `^/a/([^/]+)/b$` and the names in order. */
+function compile(route: ApiRoute): Compiled {
+  const names: string[] = [];
+  const source = route.path
+    .split('/')
+    .map((seg) => {
+      const m = /^\{(.+)\}$/.exec(seg);
+      if (!m) return seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(m[1]!);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { route, method: route.method.toUpperCase(), pattern: new RegExp(`^${source}$`), names };
+}
+
+/** A path segment as Hono hands it to the route (left as is when it does not decode). */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** A matcher over `routes` (HEAD matches GET, as Hono serves it). */
+export function routeMatcher(
+  routes: readonly ApiRoute[],
+): (method: string, path: string) => RouteMatch | null {
+  const compiled = routes.map(compile);
+  return (method, path) => {
+    const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
+    for (const c of compiled) {
+      if (c.method !== m) continue;
+      const hit = c.pattern.exec(path);
+      if (!hit) continue;
+      const params: Record<string, string> = {};
+      c.names.forEach((name, i) => {
+        params[name] = decoded(hit[i + 1]!);
+      });
+      return { route: c.route, params };
+    }
+    return null;
+  };
+}
+
+/** The declaration `method path` addresses, or null for a path no operation serves. */
+export const matchRoute = routeMatcher(API_ROUTES);
