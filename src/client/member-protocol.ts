@@ -6,30 +6,14 @@
  * deadline). While a revoke is unreported, the local lease ends before the coordinator can fence
  * for it: a fence at the rebalance deadline releases the kept shards too. The clock is passed in.
  */
+import { HEARTBEAT_STATUSES, type HeartbeatStatus } from '../core/model.js';
 import { InvalidHeartbeatResponseError } from './consumer-errors.js';
 import { leaseMargin, type ResolvedConsumerOptions } from './consumer-options.js';
 
-/** Heartbeat statuses a coordinator may answer. */
-export type HeartbeatStatusName =
-  | 'OK'
-  | 'RETRY'
-  | 'SYNC_METADATA'
-  | 'REVOKE_PENDING'
-  | 'FENCED_MEMBER_EPOCH'
-  | 'UNKNOWN_MEMBER_ID'
-  | 'UNSUPPORTED_PROTOCOL'
-  | 'INVALID_REQUEST';
+/** Heartbeat statuses a coordinator may answer (the wire enum, declared once in the core model). */
+export type HeartbeatStatusName = HeartbeatStatus;
 
-const STATUSES = new Set<string>([
-  'OK',
-  'RETRY',
-  'SYNC_METADATA',
-  'REVOKE_PENDING',
-  'FENCED_MEMBER_EPOCH',
-  'UNKNOWN_MEMBER_ID',
-  'UNSUPPORTED_PROTOCOL',
-  'INVALID_REQUEST',
-]);
+const STATUSES: ReadonlySet<string> = new Set<string>(HEARTBEAT_STATUSES);
 
 /** The fields of a `HeartbeatResponse` the member uses. */
 export interface HeartbeatAnswer {

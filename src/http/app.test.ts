@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assignmentSummaries, invariantViolations } from '../core/group-view.js';
-import type { HeartbeatStatus } from '../core/model.js';
+import { HEARTBEAT_STATUSES, type HeartbeatStatus } from '../core/model.js';
 import { redisSlot } from '../routing/slot.js';
 import { type AppDeps, createApp } from './app.js';
 import { FakeCoordinator, type FakeOptions, snapshotFixture, testConfig } from './test-fakes.js';
@@ -321,16 +321,7 @@ describe('http > heartbeat', () => {
     });
   });
 
-  const statuses: HeartbeatStatus[] = [
-    'OK',
-    'RETRY',
-    'SYNC_METADATA',
-    'REVOKE_PENDING',
-    'FENCED_MEMBER_EPOCH',
-    'UNKNOWN_MEMBER_ID',
-    'UNSUPPORTED_PROTOCOL',
-    'INVALID_REQUEST',
-  ];
+  const statuses: readonly HeartbeatStatus[] = HEARTBEAT_STATUSES;
   it.each(statuses)('carries every field the clients index on %s (HTTP 200)', async (status) => {
     const rejected =
       status === 'UNKNOWN_MEMBER_ID' || status === 'UNSUPPORTED_PROTOCOL' || status === 'INVALID_REQUEST';
