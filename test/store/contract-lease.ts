@@ -60,9 +60,9 @@ export function defineLeaseContract(get: () => ContractTarget, caps: StoreCapabi
 
     // The contender shares the section's connection: only then is an acquire sent before the commit
     // answered before the release (see `StoreCapabilities.orderedRequests`).
-    it.runIf(caps.orderedRequests)(
-      'renews the lease of a section that runs longer than it, and commits',
-      async () => {
+    // Registered only where the capability holds, so no store reports it as skipped.
+    if (caps.orderedRequests)
+      it('renews the lease of a section that runs longer than it, and commits', async () => {
         const p = uniquePrefix('long');
         let running = true;
         let stolen = 0;
@@ -90,8 +90,7 @@ export function defineLeaseContract(get: () => ContractTarget, caps: StoreCapabi
         expect(stolen).toBe(0);
         expect(await store.load(p, [])).not.toBeNull();
         expect(await client.exists(streamKeys(ns, p).lock)).toBe(0);
-      },
-    );
+      });
 
     it('never commits after its lease was lost and taken by another holder', async () => {
       const p = uniquePrefix('lost');

@@ -29,7 +29,7 @@ export interface ContractTarget {
 
 /**
  * What a store may legitimately not offer. A case that needs a capability runs only where it is
- * set (`it.runIf`), so a store that lacks it says so here, with the reason, at its call of
+ * set (it is registered only there), so a store that lacks it says so here, with the reason, at its call of
  * `defineStoreContract`, and never by skipping a case by hand.
  */
 export interface StoreCapabilities {
