@@ -3,32 +3,17 @@
  * migrations by state. Pure: a list of group snapshots in, counts out.
  */
 import type { GroupSnapshot } from '../coordinator-api.js';
-import type { GroupState, MemberState, MigrationState } from '../core/model.js';
+import {
+  GROUP_STATES,
+  type GroupState,
+  MEMBER_STATES,
+  type MemberState,
+  MIGRATION_STATES,
+  type MigrationState,
+} from '../core/model.js';
 
-/** Every group state, so each series exists (at 0) from the first scrape. */
-export const GROUP_STATES = [
-  'EMPTY',
-  'ASSIGNING',
-  'RECONCILING',
-  'STABLE',
-] as const satisfies readonly GroupState[];
-/** Every member state. */
-export const MEMBER_STATES = [
-  'STARTING',
-  'ACTIVE',
-  'LEAVING',
-  'EXPIRED',
-  'FENCED',
-] as const satisfies readonly MemberState[];
-/** Every migration state. */
-export const MIGRATION_STATES = [
-  'PREPARING',
-  'ACTIVE',
-  'DRAINING',
-  'ROLLING_BACK',
-  'ROLLED_BACK',
-  'DEPRECATED',
-] as const satisfies readonly MigrationState[];
+// Every state of each enum (declared once in the core model), so each series exists (at 0) from the first scrape.
+export { GROUP_STATES, MEMBER_STATES, MIGRATION_STATES };
 
 /** What the metadata says right now. */
 export interface GroupGauges {
