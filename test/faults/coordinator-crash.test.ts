@@ -41,10 +41,13 @@ describe('faults > coordinator SIGKILL while holding the stream mutex', () => {
       // Slow A's Redis path so its scale sits inside the critical section, then kill it there.
       proxy.setMode({ kind: 'delay', ms: 1500 });
       const doomed = scale(a.url, p, 6);
+      // Every Redis round trip of A now costs 3 s (1.5 s each way), so its lock lands after 2-3 of
+      // them: 7.5 s when the scripts it runs first are already loaded, 10.5 s when one falls back
+      // from NOSCRIPT to EVAL (whether B loaded it first depends on B's sweep). 10 s was too tight.
       const lockSeenAt = await waitUntil(
         'A to hold the stream mutex',
         async () => (await direct.pttl(lockKey)) > 0,
-        10_000,
+        20_000,
         5,
       );
       await a.kill();
