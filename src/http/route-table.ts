@@ -66,12 +66,28 @@ function decoded(segment: string): string {
   }
 }
 
+/** Distinct `method path` pairs remembered by a matcher. */
+const MEMO_MAX = 1024;
+
 /** A matcher over `routes` (HEAD matches GET, as Hono serves it). */
 export function routeMatcher(
   routes: readonly ApiRoute[],
 ): (method: string, path: string) => RouteMatch | null {
   const compiled = routes.map(compile);
+  // The role check, the rate limit and the terminating guard each ask for the same request: a
+  // small memo (cleared when full) spares the linear regex scan the second and third time.
+  const memo = new Map<string, RouteMatch | null>();
   return (method, path) => {
+    const key = `${method} ${path}`;
+    const known = memo.get(key);
+    if (known !== undefined) return known;
+    if (memo.size >= MEMO_MAX) memo.clear();
+    const found = scan(method, path);
+    memo.set(key, found);
+    return found;
+  };
+
+  function scan(method: string, path: string): RouteMatch | null {
     const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
     for (const c of compiled) {
       if (c.method !== m) continue;
@@ -84,7 +100,7 @@ export function routeMatcher(
       return { route: c.route, params };
     }
     return null;
-  };
+  }
 }
 
 /** The declaration `method path` addresses, or null for a path no operation serves. */
