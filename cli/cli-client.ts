@@ -1,28 +1,15 @@
 /**
- * The CLI's client of `/coord/v1`: one typed method per operation the commands use, over the
- * SDK's `CoordinatorTransport` and the HTTP layer's response types. Every failure becomes a
- * `CliFailure` carrying the exit code scripts rely on.
+ * The CLI's client of `/coord/v1`: the SDK's typed `AdminClient` (shared with the web console)
+ * over `CoordinatorTransport`. Every failure becomes a `CliFailure` carrying the exit code
+ * scripts rely on.
  */
+import { AdminClient } from '../src/client/admin-client.js';
 import {
   CoordinatorHttpError,
   CoordinatorResponseError,
   CoordinatorUnreachableError,
 } from '../src/client/errors.js';
 import { API_BASE, CoordinatorTransport, type Credentials } from '../src/client/transport.js';
-import type { StreamShardOffsetsJson } from '../src/http/monitoring-views.js';
-import type {
-  AssignmentsResponseJson,
-  CreateStreamBody,
-  DeleteGroupBody,
-  GroupResponseJson,
-  MemberJson,
-  MigrationJson,
-  MigrationsResponseJson,
-  RollbackBody,
-  ScaleBody,
-  StreamCreateResponseJson,
-  StreamScaleResponseJson,
-} from '../src/http/schemas.js';
 import { CliFailure, EXIT } from './cli-errors.js';
 
 /** Where the credentials came from: what a 401 advises depends on it. */
@@ -39,109 +26,22 @@ export interface ApiTarget {
   timeoutMs: number;
 }
 
-/** `POST /auth/login`'s answer (built inline by src/http/auth/routes.ts, no exported type). */
-export interface LoginResponseJson {
-  accessToken: string;
-  tokenType: 'Bearer';
-  expiresAt: string;
-  expiresInSeconds: number;
-  roles: string[];
-}
+/** The CLI's client: the SDK's shared admin client over the transport, failures as `CliFailure`. */
+export type CliClient = AdminClient;
 
-/** `GET …/members`'s answer (the return type of `membersView`, not exported by name). */
-export interface MembersResponseJson {
-  members: MemberJson[];
-}
-
-/** `/coord/v1/<segments…>` with every segment percent-encoded (as the Python client does). */
-export function apiPath(...segments: Array<string | number>): string {
-  return `${API_BASE}/${segments.map((s) => encodeURIComponent(String(s))).join('/')}`;
-}
-
-/** The operations of `/coord/v1` the CLI sends, typed by their answers. */
-export class CliClient {
-  private readonly transport: CoordinatorTransport;
-
-  constructor(private readonly target: ApiTarget) {
-    this.transport = new CoordinatorTransport({
-      baseUrl: target.url,
-      credentials: target.credentials,
-      timeoutMs: target.timeoutMs,
-    });
-  }
-
-  /** `POST /streams/{p}`. */
-  createStream(p: string, body: CreateStreamBody): Promise<StreamCreateResponseJson> {
-    return this.send('POST', ['streams', p], body);
-  }
-
-  /** `GET /streams/{p}/groups/{g}`. */
-  group(p: string, g: string): Promise<GroupResponseJson> {
-    return this.send('GET', ['streams', p, 'groups', g]);
-  }
-
-  /** `DELETE /streams/{p}/groups/{g}`: the group as it was. */
-  deleteGroup(p: string, g: string, body: DeleteGroupBody): Promise<GroupResponseJson> {
-    return this.send('DELETE', ['streams', p, 'groups', g], body);
-  }
-
-  /** `POST /streams/{p}/scale`: every group of the stream. */
-  scaleStream(p: string, body: ScaleBody): Promise<StreamScaleResponseJson> {
-    return this.send('POST', ['streams', p, 'scale'], body);
-  }
-
-  /** `POST /streams/{p}/groups/{g}/scale`. */
-  scaleGroup(p: string, g: string, body: ScaleBody): Promise<MigrationJson> {
-    return this.send('POST', ['streams', p, 'groups', g, 'scale'], body);
-  }
-
-  /** `GET …/migrations/{id}`. */
-  migration(p: string, g: string, id: string): Promise<MigrationJson> {
-    return this.send('GET', ['streams', p, 'groups', g, 'migrations', id]);
-  }
-
-  /** `POST …/migrations/{id}/rollback`. */
-  rollback(p: string, g: string, id: string, body: RollbackBody): Promise<MigrationJson> {
-    return this.send('POST', ['streams', p, 'groups', g, 'migrations', id, 'rollback'], body);
-  }
-
-  /** `GET /monitoring/streams/{p}/groups/{g}/members`. */
-  members(p: string, g: string): Promise<MembersResponseJson> {
-    return this.send('GET', monitoring(p, g, 'members'));
-  }
-
-  /** `GET /monitoring/…/assignments`. */
-  assignments(p: string, g: string): Promise<AssignmentsResponseJson> {
-    return this.send('GET', monitoring(p, g, 'assignments'));
-  }
-
-  /** `GET /monitoring/…/offsets` (503 on a coordinator without Redis-backed monitoring). */
-  offsets(p: string, g: string): Promise<StreamShardOffsetsJson> {
-    return this.send('GET', monitoring(p, g, 'offsets'));
-  }
-
-  /** `GET /monitoring/…/migrations`. */
-  migrations(p: string, g: string): Promise<MigrationsResponseJson> {
-    return this.send('GET', monitoring(p, g, 'migrations'));
-  }
-
-  /** `POST /auth/login`: the pair travels in the body, so no `Authorization` is sent. */
-  login(username: string, password: string): Promise<LoginResponseJson> {
-    const anonymous = new CliClient({ ...this.target, credentials: undefined, credentialSource: 'none' });
-    return anonymous.send('POST', ['auth', 'login'], { username, password });
-  }
-
-  private async send<T>(method: string, segments: string[], body?: unknown): Promise<T> {
+/** The admin client for `target`; login goes out anonymously, everything else with its credentials. */
+export function cliClient(target: ApiTarget): CliClient {
+  const transport = (credentials: Credentials | undefined) =>
+    new CoordinatorTransport({ baseUrl: target.url, credentials, timeoutMs: target.timeoutMs });
+  const signed = transport(target.credentials);
+  const anonymous = transport(undefined);
+  return new AdminClient(async (method, path, body, options) => {
     try {
-      return await this.transport.request<T>(method, apiPath(...segments), body);
+      return await (options?.anonymous ? anonymous : signed).request(method, API_BASE + path, body);
     } catch (err) {
-      throw toCliFailure(err, this.target);
+      throw toCliFailure(err, target);
     }
-  }
-}
-
-function monitoring(p: string, g: string, view: string): string[] {
-  return ['monitoring', 'streams', p, 'groups', g, view];
+  });
 }
 
 /** The transport's typed error as the CLI reports it; anything else is rethrown unchanged. */

@@ -4,8 +4,12 @@
  * coordinator without them still renders.
  */
 import type { StreamShardOffsetsJson } from '../src/http/monitoring-views.js';
-import type { AssignmentsResponseJson, GroupResponseJson, MigrationJson } from '../src/http/schemas.js';
-import type { MembersResponseJson } from './cli-client.js';
+import type {
+  AssignmentsResponseJson,
+  GroupResponseJson,
+  MembersResponseJson,
+  MigrationJson,
+} from '../src/http/schemas.js';
 
 /** Columns padded to their widest cell; the header row is upper-cased. */
 export function table(

@@ -4,7 +4,7 @@
  */
 
 import { allowOnly, type CommandLine, intOption, parseCommandLine, resolveTarget } from './cli-args.js';
-import { CliClient } from './cli-client.js';
+import { cliClient } from './cli-client.js';
 import { API_COMMANDS } from './cli-commands.js';
 import type { CliContext } from './cli-context.js';
 import { CliFailure, EXIT, usageError } from './cli-errors.js';
@@ -54,7 +54,7 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
       command === 'watch' ? watch : Object.hasOwn(API_COMMANDS, command) ? API_COMMANDS[command] : undefined;
     if (!run) throw usageError(`unknown command '${command}'`);
     const target = await resolveTarget(cl.values, ctx.env, ctx.tokenFile);
-    return await run(args, cl, ctx, new CliClient(target));
+    return await run(args, cl, ctx, cliClient(target));
   } catch (err) {
     if (err instanceof CliFailure) {
       ctx.err(`error: ${err.message}`);

@@ -7,11 +7,12 @@ import type { StreamShardOffsetJson, StreamShardOffsetsJson } from '../src/http/
 import type {
   AssignmentsResponseJson,
   GroupResponseJson,
+  MembersResponseJson,
   MigrationsResponseJson,
   ShardIdJson,
 } from '../src/http/schemas.js';
 import { allowOnly, intOption } from './cli-args.js';
-import type { CliClient, MembersResponseJson } from './cli-client.js';
+import type { CliClient } from './cli-client.js';
 import type { ApiCommand } from './cli-context.js';
 import { CliFailure, EXIT, usageError } from './cli-errors.js';
 import { formatGroup, formatMembers, shardRanges, table } from './cli-format.js';

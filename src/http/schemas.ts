@@ -221,3 +221,11 @@ export type HealthResponseJson = z.output<typeof R.healthResponseSchema>;
 export type CompatibilityResponseJson = z.output<typeof R.compatibilityResponseSchema>;
 /** A version as the reference's compatibility view renders it. */
 export type VersionJson = CompatibilityResponseJson['coordinationVersions'][number]['introducedIn'];
+/** `POST /auth/login`'s answer. */
+export type LoginResponseJson = z.output<typeof R.loginResponseSchema>;
+/** `GET /monitoring/session`. */
+export type SessionResponseJson = z.output<typeof R.sessionResponseSchema>;
+/** `GET /monitoring/groups`. */
+export type GroupsResponseJson = z.output<typeof R.groupsResponseSchema>;
+/** `GET /monitoring/…/members`. */
+export type MembersResponseJson = z.output<typeof R.membersResponseSchema>;

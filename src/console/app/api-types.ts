@@ -1,7 +1,6 @@
 /**
  * The bodies the console reads and sends, as the HTTP layer declares them: the one place the
- * browser sources name `src/http`, and type-only, so none of it reaches the bundle. The few
- * bodies the HTTP layer does not export a type for are declared below.
+ * browser sources name `src/http`, and type-only, so none of it reaches the bundle.
  */
 import type {
   StreamMessageRecordJson,
@@ -14,9 +13,11 @@ import type {
   GroupResponseJson,
   HealthResponseJson,
   MemberJson,
+  MembersResponseJson,
   MigrationJson,
   MigrationsResponseJson,
   RollbackBody,
+  SessionResponseJson,
 } from '../../http/schemas.js';
 
 export type {
@@ -24,39 +25,13 @@ export type {
   GroupResponseJson,
   HealthResponseJson,
   MemberJson,
+  MembersResponseJson,
   MigrationJson,
   MigrationsResponseJson,
   RollbackBody,
+  SessionResponseJson,
   StreamMessageRecordJson,
   StreamMessagesPageJson,
   StreamShardOffsetJson,
   StreamShardOffsetsJson,
 };
-
-/** `GET /monitoring/session`. */
-export interface SessionJson {
-  authenticated: boolean;
-  username: string | null;
-  roles: string[];
-}
-
-/** `POST /auth/login` (`token` from coordinators before `accessToken`). */
-export interface LoginJson {
-  accessToken?: string;
-  token?: string;
-}
-
-/** `GET /monitoring/groups`. */
-export interface GroupsJson {
-  groups: GroupResponseJson[];
-}
-
-/** `GET /monitoring/…/members`. */
-export interface MembersJson {
-  members: MemberJson[];
-}
-
-/** `POST /streams/…/migrations/{id}/rollback`. */
-export interface RollbackJson {
-  state?: string;
-}

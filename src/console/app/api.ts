@@ -2,6 +2,7 @@
  * The console's one HTTP client: Bearer token when there is one, JSON both ways, every failure
  * as an `ApiError` with the HTTP status and the API's error code.
  */
+import type { AdminMethod } from '../../client/admin-client.js';
 import { getToken } from './storage.js';
 
 const API = '/coord/v1';
@@ -34,7 +35,7 @@ export function hasStatus(e: unknown, status: number): boolean {
  * session's (to look at an offered one). Resolves to the JSON body (null when empty).
  */
 export async function api<T>(
-  method: 'GET' | 'POST',
+  method: AdminMethod,
   path: string,
   body?: unknown,
   asToken?: string | null,

@@ -5,7 +5,7 @@ import type { Optional } from './api.js';
 import type {
   AssignmentsResponseJson,
   GroupResponseJson,
-  MembersJson,
+  MembersResponseJson,
   MigrationsResponseJson,
   StreamShardOffsetsJson,
 } from './api-types.js';
@@ -15,7 +15,7 @@ export interface GroupData {
   p: string;
   g: string;
   group: GroupResponseJson;
-  members: Optional<MembersJson | null>;
+  members: Optional<MembersResponseJson | null>;
   assignments: Optional<AssignmentsResponseJson | null>;
   offsets: Optional<StreamShardOffsetsJson | null>;
   migrations: Optional<MigrationsResponseJson | null>;

@@ -3,7 +3,7 @@
  * the tab's session.
  */
 import { ApiError, describeError, hasStatus } from './api.js';
-import { postLogin } from './client.js';
+import { admin } from './client.js';
 import { fill, h } from './dom.js';
 import { BASE } from './router.js';
 import { app, navigate, render, renderHeader, unmount } from './shell.js';
@@ -76,8 +76,8 @@ export function showLogin(message: string | null, explicit: boolean): void {
 
 async function login(username: string, password: string): Promise<void> {
   clearToken();
-  const body = await postLogin(username, password);
-  const token = body?.accessToken || body?.token;
+  const body = await admin.login(username, password);
+  const token = body?.accessToken;
   if (!token) throw new ApiError(0, 'NO_TOKEN', 'the coordinator answered without a token');
   setToken(token);
   app.session = null;

@@ -4,7 +4,7 @@
  */
 import { describeError } from './api.js';
 import type { MigrationJson } from './api-types.js';
-import { postRollback } from './client.js';
+import { admin } from './client.js';
 import { h } from './dom.js';
 import type { GroupData } from './group-data.js';
 import { app, canWrite, refreshNow } from './shell.js';
@@ -95,7 +95,8 @@ function confirmBox(ctx: GroupData, ui: RollbackUi, m: MigrationJson, redraw: ()
     confirm.disabled = true;
     cancel.disabled = true;
     const by = app.session?.username || 'console';
-    postRollback(ctx.p, ctx.g, m.reshardingId, { requestedBy: by, reason: why })
+    admin
+      .rollback(ctx.p, ctx.g, m.reshardingId, { requestedBy: by, reason: why })
       .then(
         (res) => {
           ui.result = {

@@ -4,7 +4,7 @@
  * for the user to switch to it or keep the current session.
  */
 import { describeError, hasStatus } from './api.js';
-import { fetchSession } from './client.js';
+import { adminAs } from './client.js';
 import { fill, h } from './dom.js';
 import { app, render } from './shell.js';
 import { offer, setToken, takeFragmentToken } from './storage.js';
@@ -35,39 +35,41 @@ export function showSessionOffer(): void {
   const actions = h('div', { class: 'offer-actions' }, keepSessionButton('Keep my session'));
   const box = h('div', { id: 'session-offer', class: 'alert warn offer', role: 'alert' }, [text, actions]);
   document.getElementById('view')!.before(box);
-  fetchSession(token).then(
-    (who) => {
-      if (offer.token !== token) return;
-      const name = who?.username ? who.username : 'another account';
-      const roles =
-        who && Array.isArray(who.roles) && who.roles.length ? ' (' + who.roles.join(', ') + ')' : '';
-      fill(text, [
-        'This link would sign you in as ',
-        mono(name),
-        roles,
-        ' instead of your current session. Nothing changes unless you switch.',
-      ]);
-      fill(actions, [switchSessionButton('Switch to ' + name), keepSessionButton('Keep my session')]);
-    },
-    (e: unknown) => {
-      if (offer.token !== token) return;
-      if (hasStatus(e, 401)) {
+  adminAs(token)
+    .session()
+    .then(
+      (who) => {
+        if (offer.token !== token) return;
+        const name = who?.username ? who.username : 'another account';
+        const roles =
+          who && Array.isArray(who.roles) && who.roles.length ? ' (' + who.roles.join(', ') + ')' : '';
+        fill(text, [
+          'This link would sign you in as ',
+          mono(name),
+          roles,
+          ' instead of your current session. Nothing changes unless you switch.',
+        ]);
+        fill(actions, [switchSessionButton('Switch to ' + name), keepSessionButton('Keep my session')]);
+      },
+      (e: unknown) => {
+        if (offer.token !== token) return;
+        if (hasStatus(e, 401)) {
+          fill(
+            text,
+            'The sign-in in this link is not valid (expired or forged) and was ignored. Your session is unchanged.',
+          );
+          fill(actions, keepSessionButton('Dismiss'));
+          return;
+        }
         fill(
           text,
-          'The sign-in in this link is not valid (expired or forged) and was ignored. Your session is unchanged.',
+          'The sign-in in this link could not be checked (' +
+            describeError(e) +
+            '). Your session is unchanged.',
         );
-        fill(actions, keepSessionButton('Dismiss'));
-        return;
-      }
-      fill(
-        text,
-        'The sign-in in this link could not be checked (' +
-          describeError(e) +
-          '). Your session is unchanged.',
-      );
-      fill(actions, [switchSessionButton('Switch anyway'), keepSessionButton('Keep my session')]);
-    },
-  );
+        fill(actions, [switchSessionButton('Switch anyway'), keepSessionButton('Keep my session')]);
+      },
+    );
 }
 
 function dropSessionOffer(): void {

@@ -3,8 +3,8 @@
  * refresh controls, who is signed in), and the refresh loop that keeps a view's data current.
  */
 import { describeError, hasStatus } from './api.js';
-import type { SessionJson } from './api-types.js';
-import { fetchSession } from './client.js';
+import type { SessionResponseJson } from './api-types.js';
+import { admin } from './client.js';
 import { fill, h } from './dom.js';
 import { clockTime } from './format.js';
 import { showLogin } from './login.js';
@@ -50,7 +50,7 @@ interface Mounted {
 
 /** The console's state. */
 export const app: {
-  session: SessionJson | null;
+  session: SessionResponseJson | null;
   paused: boolean;
   /** Bumped on every render so answers that arrive for a view already left are dropped. */
   generation: number;
@@ -224,7 +224,7 @@ export async function render(): Promise<void> {
   }
   if (!app.session) {
     try {
-      app.session = await fetchSession();
+      app.session = await admin.session();
     } catch (e) {
       if (gen !== app.generation) return;
       if (hasStatus(e, 401)) {

@@ -3,7 +3,7 @@
  * migration panel, refreshed together from the monitoring API.
  */
 import { describeError, optional } from './api.js';
-import { fetchAssignments, fetchGroup, fetchMembers, fetchMigrations, fetchOffsets } from './client.js';
+import { admin } from './client.js';
 import { fill, h } from './dom.js';
 import { fmtNum } from './format.js';
 import { type GroupData, LIVE_OWNER } from './group-data.js';
@@ -77,11 +77,11 @@ export function groupView(r: { p: string; g: string }): View {
     el,
     refresh: async () => {
       const [group, members, assignments, offsets, migrations] = await Promise.all([
-        fetchGroup(r.p, r.g),
-        optional(fetchMembers(r.p, r.g)),
-        optional(fetchAssignments(r.p, r.g)),
-        optional(fetchOffsets(r.p, r.g)),
-        optional(fetchMigrations(r.p, r.g)),
+        admin.monitoringGroup(r.p, r.g),
+        optional(admin.members(r.p, r.g)),
+        optional(admin.assignments(r.p, r.g)),
+        optional(admin.offsets(r.p, r.g)),
+        optional(admin.migrations(r.p, r.g)),
       ]);
       const ctx: GroupData = {
         p: r.p,

@@ -4,7 +4,7 @@
  */
 import { describeError, type Optional, optional } from './api.js';
 import type { GroupResponseJson, HealthResponseJson, MigrationJson } from './api-types.js';
-import { fetchGroups, fetchHealth } from './client.js';
+import { admin } from './client.js';
 import { fill, h } from './dom.js';
 import { fmtNum, isNum } from './format.js';
 import { groupHref, link } from './router.js';
@@ -118,7 +118,7 @@ export function groupsView(): View {
       panel('Groups', 'GET /coord/v1/monitoring/groups', body),
     ]),
     refresh: async () => {
-      const [list, health] = await Promise.all([fetchGroups(), optional(fetchHealth())]);
+      const [list, health] = await Promise.all([admin.groups(), optional(admin.health())]);
       const groups = list?.groups || [];
       renderHealthCards(cards, health, groups);
       renderGroupsTable(body, groups);

@@ -5,7 +5,7 @@
  */
 import { describeError } from './api.js';
 import type { StreamMessageRecordJson } from './api-types.js';
-import { fetchGroup, fetchMessages } from './client.js';
+import { admin } from './client.js';
 import { fill, h } from './dom.js';
 import { fmtTime } from './format.js';
 import { BASE, consoleHref, groupHref, groupLabel } from './router.js';
@@ -147,7 +147,7 @@ export function messagesView(r: {
     );
 
   async function refresh(): Promise<void> {
-    const group = await fetchGroup(r.p, r.g);
+    const group = await admin.monitoringGroup(r.p, r.g);
     const shards = consumableOf(group);
     let changed = !st.shards || shards.join(',') !== st.shards.join(',');
     st.shards = shards;
@@ -163,7 +163,7 @@ export function messagesView(r: {
       changed = true;
     }
     if (changed) renderShardOptions(shards);
-    const page = await fetchMessages(r.p, r.g, st.shard, st);
+    const page = await admin.messages(r.p, r.g, st.shard, st);
     st.next = page.nextCursor || null;
     syncButtons();
     const records = page.records || [];

@@ -7,7 +7,7 @@ import { describeError } from './api.js';
 import type {
   AssignmentsResponseJson,
   GroupResponseJson,
-  MembersJson,
+  MembersResponseJson,
   StreamShardOffsetJson,
   StreamShardOffsetsJson,
 } from './api-types.js';
@@ -70,7 +70,7 @@ export function consumableOf(group: Partial<GroupResponseJson> | null | undefine
 function shardRows(
   group: GroupResponseJson,
   assignments: AssignmentsResponseJson | null,
-  members: MembersJson | null,
+  members: MembersResponseJson | null,
   offsets: StreamShardOffsetsJson | null,
 ): ShardRow[] {
   let live: ((id: string) => boolean) | null = null;

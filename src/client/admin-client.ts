@@ -1,0 +1,163 @@
+/**
+ * The typed client of `/coord/v1`'s admin, monitoring and auth operations, shared by the CLI
+ * (over the SDK's `CoordinatorTransport`) and the web console (over the browser's `fetch`):
+ * every path is built here once, every answer is typed by the zod schema the server validates
+ * and documents with (type-only imports, so none of the server reaches a bundle).
+ *
+ * The client carries no transport of its own: it is given a `send` function, which owns the
+ * credentials, the timeout and how a failure is reported (`CliFailure`, the console's `ApiError`).
+ */
+import type { StreamMessagesPageJson, StreamShardOffsetsJson } from '../http/monitoring-views.js';
+import type {
+  AssignmentsResponseJson,
+  CreateStreamBody,
+  DeleteGroupBody,
+  GroupResponseJson,
+  GroupsResponseJson,
+  HealthResponseJson,
+  LoginResponseJson,
+  MembersResponseJson,
+  MigrationJson,
+  MigrationsResponseJson,
+  RollbackBody,
+  ScaleBody,
+  SessionResponseJson,
+  StreamCreateResponseJson,
+  StreamScaleResponseJson,
+} from '../http/schemas.js';
+
+/** The HTTP methods the admin operations use. */
+export type AdminMethod = 'GET' | 'POST' | 'DELETE';
+
+/** How one request is to be sent. */
+export interface AdminSendOptions {
+  /** Send no `Authorization` (login: the pair travels in the body, a stale token must not). */
+  anonymous?: boolean;
+}
+
+/**
+ * Sends one request to `path` (below `/coord/v1`, segments already percent-encoded) and
+ * resolves to the parsed JSON body of a 2xx answer; rejects however its owner reports failures.
+ */
+export type AdminSend = (
+  method: AdminMethod,
+  path: string,
+  body?: unknown,
+  options?: AdminSendOptions,
+) => Promise<unknown>;
+
+/** One page request of a shard's message browser. */
+export interface MessagesQuery {
+  direction: 'FORWARD' | 'BACKWARD';
+  limit: number;
+  /** The `nextCursor` of the previous page; absent or null for the first. */
+  cursor?: string | null;
+}
+
+/** `/<segments…>` with every segment percent-encoded (as the reference's Python client does). */
+export function adminPath(...segments: Array<string | number>): string {
+  return `/${segments.map((s) => encodeURIComponent(String(s))).join('/')}`;
+}
+
+const group = (p: string, g: string) => ['streams', p, 'groups', g];
+const monitoring = (p: string, g: string) => ['monitoring', ...group(p, g)];
+
+/** One typed method per operation; answers are the server's declared response bodies. */
+export class AdminClient {
+  constructor(private readonly send: AdminSend) {}
+
+  private call<T>(method: AdminMethod, segments: Array<string | number>, body?: unknown): Promise<T> {
+    return this.send(method, adminPath(...segments), body) as Promise<T>;
+  }
+
+  /** `POST /auth/login`: the pair travels in the body, so no `Authorization` is sent. */
+  login(username: string, password: string): Promise<LoginResponseJson> {
+    const body = { username, password };
+    return this.send('POST', adminPath('auth', 'login'), body, {
+      anonymous: true,
+    }) as Promise<LoginResponseJson>;
+  }
+
+  /** `GET /monitoring/session`: who the credentials are. */
+  session(): Promise<SessionResponseJson> {
+    return this.call('GET', ['monitoring', 'session']);
+  }
+
+  /** `GET /monitoring/health`. */
+  health(): Promise<HealthResponseJson> {
+    return this.call('GET', ['monitoring', 'health']);
+  }
+
+  /** `GET /monitoring/groups`: every group of every stream. */
+  groups(): Promise<GroupsResponseJson> {
+    return this.call('GET', ['monitoring', 'groups']);
+  }
+
+  /** `POST /streams/{p}`. */
+  createStream(p: string, body: CreateStreamBody): Promise<StreamCreateResponseJson> {
+    return this.call('POST', ['streams', p], body);
+  }
+
+  /** `GET /streams/{p}/groups/{g}`. */
+  group(p: string, g: string): Promise<GroupResponseJson> {
+    return this.call('GET', group(p, g));
+  }
+
+  /** `GET /monitoring/streams/{p}/groups/{g}`: the same view, a pure read for READ roles. */
+  monitoringGroup(p: string, g: string): Promise<GroupResponseJson> {
+    return this.call('GET', monitoring(p, g));
+  }
+
+  /** `DELETE /streams/{p}/groups/{g}`: the group as it was. */
+  deleteGroup(p: string, g: string, body: DeleteGroupBody): Promise<GroupResponseJson> {
+    return this.call('DELETE', group(p, g), body);
+  }
+
+  /** `POST /streams/{p}/scale`: every group of the stream. */
+  scaleStream(p: string, body: ScaleBody): Promise<StreamScaleResponseJson> {
+    return this.call('POST', ['streams', p, 'scale'], body);
+  }
+
+  /** `POST /streams/{p}/groups/{g}/scale`. */
+  scaleGroup(p: string, g: string, body: ScaleBody): Promise<MigrationJson> {
+    return this.call('POST', [...group(p, g), 'scale'], body);
+  }
+
+  /** `GET …/migrations/{id}`. */
+  migration(p: string, g: string, id: string): Promise<MigrationJson> {
+    return this.call('GET', [...group(p, g), 'migrations', id]);
+  }
+
+  /** `POST …/migrations/{id}/rollback`. */
+  rollback(p: string, g: string, id: string, body: RollbackBody): Promise<MigrationJson> {
+    return this.call('POST', [...group(p, g), 'migrations', id, 'rollback'], body);
+  }
+
+  /** `GET /monitoring/…/members`. */
+  members(p: string, g: string): Promise<MembersResponseJson> {
+    return this.call('GET', [...monitoring(p, g), 'members']);
+  }
+
+  /** `GET /monitoring/…/assignments`. */
+  assignments(p: string, g: string): Promise<AssignmentsResponseJson> {
+    return this.call('GET', [...monitoring(p, g), 'assignments']);
+  }
+
+  /** `GET /monitoring/…/offsets` (503 on a coordinator without Redis-backed monitoring). */
+  offsets(p: string, g: string): Promise<StreamShardOffsetsJson> {
+    return this.call('GET', [...monitoring(p, g), 'offsets']);
+  }
+
+  /** `GET /monitoring/…/migrations`. */
+  migrations(p: string, g: string): Promise<MigrationsResponseJson> {
+    return this.call('GET', [...monitoring(p, g), 'migrations']);
+  }
+
+  /** `GET /monitoring/…/shards/{shard}/messages`: one page. */
+  messages(p: string, g: string, shard: number, q: MessagesQuery): Promise<StreamMessagesPageJson> {
+    const query = new URLSearchParams({ direction: q.direction, limit: String(q.limit) });
+    if (q.cursor) query.set('cursor', q.cursor);
+    const path = `${adminPath(...monitoring(p, g), 'shards', shard, 'messages')}?${query}`;
+    return this.send('GET', path) as Promise<StreamMessagesPageJson>;
+  }
+}
