@@ -13,7 +13,9 @@ export { honoPath } from './api-route.js';
 import { roleOfAccess } from './auth/required-role.js';
 import type { Role } from './auth/roles.js';
 import { HTTP_STATUS_NAMES } from './errors.js';
+import { OPERATION_EXAMPLES } from './generated/openapi-examples.js';
 import { componentSchemas } from './openapi-components.js';
+import type { OperationExample } from './openapi-example-types.js';
 import { API_ROUTES } from './route-table.js';
 import { MAX_SHARD_INDEX, type PathParamName, pathParamSchemas } from './schemas.js';
 
@@ -91,19 +93,26 @@ function roleOf(op: ApiRoute, metricsPublic: boolean): Role | null {
   return roleOfAccess(op.access, true);
 }
 
-function successContent(body: SuccessBody): Record<string, unknown> {
+/** `{example}` when there is one (OpenAPI media types and parameters both take it). */
+function exampleOf(value: unknown): { example?: unknown } {
+  return value === undefined ? {} : { example: value };
+}
+
+function successContent(body: SuccessBody, example: unknown): Record<string, unknown> {
+  const ex = exampleOf(example);
   if ('component' in body) {
-    return { 'application/json': { schema: { $ref: `#/components/schemas/${body.component}` } } };
+    return { 'application/json': { schema: { $ref: `#/components/schemas/${body.component}` }, ...ex } };
   }
   if ('arrayOf' in body) {
     return {
       'application/json': {
         schema: { type: 'array', items: { $ref: `#/components/schemas/${body.arrayOf}` } },
+        ...ex,
       },
     };
   }
   const schema = body.mediaType === 'application/json' ? { type: 'object' } : { type: 'string' };
-  return { [body.mediaType]: { schema: { ...schema, description: body.description } } };
+  return { [body.mediaType]: { schema: { ...schema, description: body.description }, ...ex } };
 }
 
 const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } };
@@ -132,7 +141,12 @@ function operationObject(op: ApiRoute, metricsPublic: boolean): Record<string, u
   const role = roleOf(op, metricsPublic);
   // The heartbeat is anonymous while member-API authentication is off.
   const memberRoute = op.access === 'MEMBER_API';
-  const params = pathParamNames(honoPath(op.path)).map(pathParameter);
+  // Captured from a real run (scripts/capture-api-examples.ts): what the try-it forms start from.
+  const example: OperationExample = OPERATION_EXAMPLES[op.operationId] ?? {};
+  const params: Array<Record<string, unknown>> = pathParamNames(honoPath(op.path)).map((name) => ({
+    ...pathParameter(name),
+    ...exampleOf(example.params?.[name]),
+  }));
   for (const q of op.query ?? []) {
     params.push({
       name: q.name,
@@ -140,12 +154,13 @@ function operationObject(op: ApiRoute, metricsPublic: boolean): Record<string, u
       required: q.required ?? false,
       description: q.description,
       schema: q.schema ?? { type: 'string' },
+      ...exampleOf(example.query?.[q.name]),
     });
   }
   const responses: Record<string, unknown> = {
     [String(op.success.status)]: {
       description: op.success.description,
-      content: successContent(op.success.body),
+      content: successContent(op.success.body, example.response),
     },
     // Any password check (Basic on a protected route, or a login) may be throttled.
     ...errorResponses(
@@ -177,7 +192,12 @@ function operationObject(op: ApiRoute, metricsPublic: boolean): Record<string, u
     requestBody: op.body
       ? {
           required: op.body.required,
-          content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.body.component}` } } },
+          content: {
+            'application/json': {
+              schema: { $ref: `#/components/schemas/${op.body.component}` },
+              ...exampleOf(example.request),
+            },
+          },
         }
       : undefined,
     responses,
