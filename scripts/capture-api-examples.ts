@@ -65,6 +65,7 @@ async function main(): Promise<void> {
   const basic = `Basic ${btoa(`${ADMIN.username}:${ADMIN.password}`)}`;
 
   /** Sends one request and records it as its operation's example (the first success wins). */
+  // biome-ignore lint/suspicious/noExplicitAny: the scenario indexes JSON answers freely.
   async function call(method: string, url: string, body?: unknown, auth = basic): Promise<any> {
     const headers: Record<string, string> = { authorization: auth };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -110,7 +111,8 @@ async function main(): Promise<void> {
     let a = await call('POST', `${g}/members/billing-m0/heartbeat`, heartbeat('billing-m0', 0, 0, []));
     let b = await call('POST', `${g}/members/billing-m1/heartbeat`, heartbeat('billing-m1', 0, 0, []));
     for (let round = 0; round < 3; round++) {
-      const own = (x: any) => x.assignment.assignedShards.map((s: { shardIndex: number }) => s.shardIndex);
+      const own = (x: { assignment: { assignedShards: Array<{ shardIndex: number }> } }) =>
+        x.assignment.assignedShards.map((s) => s.shardIndex);
       a = await call(
         'POST',
         `${g}/members/billing-m0/heartbeat`,

@@ -78,7 +78,7 @@ describe('openapi > examples', () => {
   it('shows no credential of the capture run (the token is a placeholder)', () => {
     const text = JSON.stringify(OPERATION_EXAMPLES);
     expect(text).not.toMatch(/Basic [A-Za-z0-9+/=]{8,}/);
-    expect((OPERATION_EXAMPLES.login?.response as { accessToken: string }).accessToken).toBe(
+    expect((OPERATION_EXAMPLES.login!.response as { accessToken: string }).accessToken).toBe(
       'rsc1.eyJzdWIiOiJhZG1pbiJ9.c2lnbmF0dXJl',
     );
   });

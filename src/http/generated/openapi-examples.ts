@@ -6,1246 +6,1264 @@ import type { OperationExample } from '../openapi-example-types.js';
 
 /** One captured example per operation. */
 export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
-  createGroup: {
-    params: {
-      streamPrefix: 'orders',
-      consumerGroup: 'audit',
+  "createGroup": {
+    "params": {
+      "streamPrefix": "orders",
+      "consumerGroup": "audit"
     },
-    request: {
-      requestedBy: 'ops@example.com',
-      reason: 'audit trail reader',
+    "request": {
+      "requestedBy": "ops@example.com",
+      "reason": "audit trail reader"
     },
-    response: {
-      streamPrefix: 'orders',
-      consumerGroup: 'audit',
-      state: 'EMPTY',
-      groupEpoch: 1,
-      assignmentEpoch: 1,
-      metadataVersion: 1,
-      shardCount: 4,
-      activeMigration: null,
-      targetAssignmentSummary: {},
-      currentAssignmentSummary: {},
-      consumableShards: [
+    "response": {
+      "streamPrefix": "orders",
+      "consumerGroup": "audit",
+      "state": "EMPTY",
+      "groupEpoch": 1,
+      "assignmentEpoch": 1,
+      "metadataVersion": 1,
+      "shardCount": 4,
+      "activeMigration": null,
+      "targetAssignmentSummary": {},
+      "currentAssignmentSummary": {},
+      "consumableShards": [
         {
-          shardIndex: 0,
+          "shardIndex": 0
         },
         {
-          shardIndex: 1,
+          "shardIndex": 1
         },
         {
-          shardIndex: 2,
+          "shardIndex": 2
         },
         {
-          shardIndex: 3,
-        },
+          "shardIndex": 3
+        }
       ],
-      removedShards: [],
-    },
+      "removedShards": []
+    }
   },
-  createStream: {
-    params: {
-      streamPrefix: 'orders',
+  "createStream": {
+    "params": {
+      "streamPrefix": "orders"
     },
-    request: {
-      initialShardCount: 4,
-      consumerGroup: 'billing',
-      requestedBy: 'ops@example.com',
-      reason: 'new orders pipeline',
+    "request": {
+      "initialShardCount": 4,
+      "consumerGroup": "billing",
+      "requestedBy": "ops@example.com",
+      "reason": "new orders pipeline"
     },
-    response: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-      shardCount: 4,
-      metadataVersion: 1,
-    },
+    "response": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing",
+      "shardCount": 4,
+      "metadataVersion": 1
+    }
   },
-  deleteGroup: {
-    params: {
-      streamPrefix: 'orders',
-      consumerGroup: 'audit',
+  "deleteGroup": {
+    "params": {
+      "streamPrefix": "orders",
+      "consumerGroup": "audit"
     },
-    request: {
-      requestedBy: 'ops@example.com',
-      reason: 'audit moved to the warehouse',
-      force: true,
+    "request": {
+      "requestedBy": "ops@example.com",
+      "reason": "audit moved to the warehouse",
+      "force": true
     },
-    response: {
-      streamPrefix: 'orders',
-      consumerGroup: 'audit',
-      state: 'EMPTY',
-      groupEpoch: 4,
-      assignmentEpoch: 4,
-      metadataVersion: 4,
-      shardCount: 5,
-      activeMigration: {
-        reshardingId: 'reshard-25a994a4-12f7-49b5-ac75-1f626629cf94',
-        fromShardCount: 4,
-        toShardCount: 5,
-        state: 'ACTIVE',
-        createdAt: '2026-12-01T18:28:17.473Z',
-        updatedAt: '2026-12-01T18:28:17.473Z',
+    "response": {
+      "streamPrefix": "orders",
+      "consumerGroup": "audit",
+      "state": "EMPTY",
+      "groupEpoch": 4,
+      "assignmentEpoch": 4,
+      "metadataVersion": 4,
+      "shardCount": 5,
+      "activeMigration": {
+        "reshardingId": "reshard-81355bcd-efcd-4336-a896-fb5605f9d4a4",
+        "fromShardCount": 4,
+        "toShardCount": 5,
+        "state": "ACTIVE",
+        "createdAt": "2026-12-01T18:30:10.397Z",
+        "updatedAt": "2026-12-01T18:30:10.397Z"
       },
-      targetAssignmentSummary: {},
-      currentAssignmentSummary: {},
-      consumableShards: [
+      "targetAssignmentSummary": {},
+      "currentAssignmentSummary": {},
+      "consumableShards": [
         {
-          shardIndex: 0,
+          "shardIndex": 0
         },
         {
-          shardIndex: 1,
+          "shardIndex": 1
         },
         {
-          shardIndex: 2,
+          "shardIndex": 2
         },
         {
-          shardIndex: 3,
+          "shardIndex": 3
         },
         {
-          shardIndex: 4,
+          "shardIndex": 4
         },
         {
-          shardIndex: 5,
-        },
+          "shardIndex": 5
+        }
       ],
-      removedShards: [
+      "removedShards": [
         {
-          shardIndex: 5,
-          state: 'DRAINING',
-          reason: 'rolled back: retired once drained and released',
-          updatedAt: '2026-12-01T18:28:17.468Z',
-        },
-      ],
-    },
+          "shardIndex": 5,
+          "state": "DRAINING",
+          "reason": "rolled back: retired once drained and released",
+          "updatedAt": "2026-12-01T18:30:10.393Z"
+        }
+      ]
+    }
   },
-  getActuatorHealth: {
-    response: {
-      status: 'UP',
-      components: {
-        redis: {
-          status: 'UP',
+  "getActuatorHealth": {
+    "response": {
+      "status": "UP",
+      "components": {
+        "redis": {
+          "status": "UP"
         },
-        lifecycle: {
-          status: 'UP',
+        "lifecycle": {
+          "status": "UP"
+        }
+      }
+    }
+  },
+  "getActuatorInfo": {
+    "response": {
+      "app": {
+        "name": "redis-stream-coordinator-edge",
+        "version": "unknown"
+      }
+    }
+  },
+  "getActuatorLiveness": {
+    "response": {
+      "status": "UP"
+    }
+  },
+  "getActuatorReadiness": {
+    "response": {
+      "status": "UP",
+      "components": {
+        "redis": {
+          "status": "UP"
         },
-      },
-    },
+        "lifecycle": {
+          "status": "UP"
+        }
+      }
+    }
   },
-  getActuatorInfo: {
-    response: {
-      app: {
-        name: 'redis-stream-coordinator-edge',
-        version: 'unknown',
-      },
+  "getAssignments": {
+    "params": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing"
     },
-  },
-  getActuatorLiveness: {
-    response: {
-      status: 'UP',
-    },
-  },
-  getActuatorReadiness: {
-    response: {
-      status: 'UP',
-      components: {
-        redis: {
-          status: 'UP',
-        },
-        lifecycle: {
-          status: 'UP',
-        },
-      },
-    },
-  },
-  getAssignments: {
-    params: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-    },
-    response: {
-      targetAssignment: {
-        'billing-m0': [
+    "response": {
+      "targetAssignment": {
+        "billing-m0": [
           {
-            shardIndex: 0,
+            "shardIndex": 0
           },
           {
-            shardIndex: 1,
-          },
+            "shardIndex": 1
+          }
         ],
-        'billing-m1': [
+        "billing-m1": [
           {
-            shardIndex: 2,
+            "shardIndex": 2
           },
           {
-            shardIndex: 3,
+            "shardIndex": 3
+          }
+        ]
+      },
+      "currentAssignments": {
+        "billing-m0": [
+          {
+            "shardIndex": 0
           },
+          {
+            "shardIndex": 1
+          }
         ],
+        "billing-m1": [
+          {
+            "shardIndex": 2
+          },
+          {
+            "shardIndex": 3
+          }
+        ]
       },
-      currentAssignments: {
-        'billing-m0': [
+      "revokeProgress": {},
+      "invariantViolations": []
+    }
+  },
+  "getCompatibility": {
+    "response": {
+      "currentCoordinationVersion": 1,
+      "supportedCoordinationVersions": {
+        "min": 1,
+        "max": 1
+      },
+      "coordinationVersions": [
+        {
+          "version": 1,
+          "status": "ACTIVE",
+          "introducedIn": {
+            "major": 0,
+            "minor": 1,
+            "patch": 0,
+            "qualifier": null,
+            "version": "0.1.0"
+          },
+          "deprecatedIn": null,
+          "minimumSupportedUntil": {
+            "major": 1,
+            "minor": 0,
+            "patch": 0,
+            "qualifier": null,
+            "version": "1.0.0"
+          },
+          "removedIn": null,
+          "timingDefaults": {
+            "heartbeatInterval": "PT3S",
+            "memberLeaseTtl": "PT15S",
+            "rebalanceTimeout": "PT1M"
+          }
+        }
+      ]
+    }
+  },
+  "getConsole": {
+    "response": "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"referrer\" content=\"no-referrer\">\n<title>Coordinator console</title>\n<link rel=\"icon\" href=\"data:…"
+  },
+  "getConsoleAsset": {
+    "params": {
+      "path": "index.html"
+    },
+    "response": "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"referrer\" content=\"no-referrer\">\n<title>Coordinator console</title>\n<link rel=\"icon\" href=\"data:…"
+  },
+  "getConsumption": {
+    "params": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing"
+    },
+    "response": {
+      "progress": []
+    }
+  },
+  "getDocs": {
+    "response": "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>redis-stream-coordinator API</title>\n<style>\n:root{--fg:#1d232b;--muted:#5d6875;--line:#d9dee4;--bg:#…"
+  },
+  "getGroup": {
+    "params": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing"
+    },
+    "response": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing",
+      "state": "STABLE",
+      "groupEpoch": 3,
+      "assignmentEpoch": 3,
+      "metadataVersion": 3,
+      "shardCount": 4,
+      "activeMigration": null,
+      "targetAssignmentSummary": {
+        "billing-m0": 2,
+        "billing-m1": 2
+      },
+      "currentAssignmentSummary": {
+        "billing-m0": 2,
+        "billing-m1": 2
+      },
+      "consumableShards": [
+        {
+          "shardIndex": 0
+        },
+        {
+          "shardIndex": 1
+        },
+        {
+          "shardIndex": 2
+        },
+        {
+          "shardIndex": 3
+        }
+      ],
+      "removedShards": []
+    }
+  },
+  "getHealth": {
+    "response": {
+      "status": "UP",
+      "coordinatorId": "local-coordinator",
+      "redis": "UP",
+      "loop": "UP"
+    }
+  },
+  "getMessages": {
+    "params": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing",
+      "shardIndex": "0"
+    },
+    "query": {
+      "direction": "BACKWARD",
+      "limit": "2"
+    },
+    "response": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing",
+      "shard": {
+        "shardIndex": 0
+      },
+      "streamKey": "orders:0",
+      "direction": "BACKWARD",
+      "limit": 2,
+      "records": [
+        {
+          "streamPrefix": "orders",
+          "consumerGroup": "billing",
+          "shard": {
+            "shardIndex": 0
+          },
+          "streamKey": "orders:0",
+          "recordId": "1796149810348-1",
+          "fields": {
+            "orderId": "o-1004",
+            "amount": "24"
+          },
+          "payload": null,
+          "recordTimestampMs": 1796149810348,
+          "recordTime": "2026-12-01T18:30:10.348Z"
+        },
+        {
+          "streamPrefix": "orders",
+          "consumerGroup": "billing",
+          "shard": {
+            "shardIndex": 0
+          },
+          "streamKey": "orders:0",
+          "recordId": "1796149810348-0",
+          "fields": {
+            "orderId": "o-1000",
+            "amount": "20"
+          },
+          "payload": null,
+          "recordTimestampMs": 1796149810348,
+          "recordTime": "2026-12-01T18:30:10.348Z"
+        }
+      ],
+      "nextCursor": null
+    }
+  },
+  "getMetrics": {
+    "response": "# HELP rsc_http_requests_total HTTP requests answered, by method, route pattern and status code.\n# TYPE rsc_http_requests_total counter\nrsc_http_requests_total{method=\"DELETE\",route=\"/coord/v1/streams/:streamPrefix/groups/:consumerGroup\",st…"
+  },
+  "getMigration": {
+    "params": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing",
+      "reshardingId": "reshard-5a47a7bc-e67b-419b-95b0-d383488a43fc"
+    },
+    "response": {
+      "reshardingId": "reshard-5a47a7bc-e67b-419b-95b0-d383488a43fc",
+      "fromShardCount": 4,
+      "toShardCount": 6,
+      "state": "ACTIVE",
+      "createdAt": "2026-12-01T18:30:10.383Z",
+      "updatedAt": "2026-12-01T18:30:10.383Z"
+    }
+  },
+  "getMonitoredGroup": {
+    "params": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing"
+    },
+    "response": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing",
+      "state": "STABLE",
+      "groupEpoch": 3,
+      "assignmentEpoch": 3,
+      "metadataVersion": 3,
+      "shardCount": 4,
+      "activeMigration": null,
+      "targetAssignmentSummary": {
+        "billing-m0": 2,
+        "billing-m1": 2
+      },
+      "currentAssignmentSummary": {
+        "billing-m0": 2,
+        "billing-m1": 2
+      },
+      "consumableShards": [
+        {
+          "shardIndex": 0
+        },
+        {
+          "shardIndex": 1
+        },
+        {
+          "shardIndex": 2
+        },
+        {
+          "shardIndex": 3
+        }
+      ],
+      "removedShards": []
+    }
+  },
+  "getOffsets": {
+    "params": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing"
+    },
+    "response": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing",
+      "shards": [
+        {
+          "streamPrefix": "orders",
+          "consumerGroup": "billing",
+          "shard": {
+            "shardIndex": 0
+          },
+          "streamKey": "orders:0",
+          "redisSlot": 8578,
+          "redisNodeEndpoint": null,
+          "redisNodeId": null,
+          "redisSlotRangeStart": null,
+          "redisSlotRangeEnd": null,
+          "streamLength": 2,
+          "firstRecordId": "1796149810348-0",
+          "lastRecordId": "1796149810348-1",
+          "lastGeneratedId": "1796149810348-1",
+          "groupLastDeliveredId": "0-0",
+          "consumerLastDeliveredId": null,
+          "consumerLastAckedId": null,
+          "pendingCount": 0,
+          "lag": 2,
+          "memoryUsageBytes": 5304,
+          "ownerMemberIds": [
+            "billing-m0"
+          ],
+          "removed": false
+        },
+        {
+          "streamPrefix": "orders",
+          "consumerGroup": "billing",
+          "shard": {
+            "shardIndex": 1
+          },
+          "streamKey": "orders:1",
+          "redisSlot": 12707,
+          "redisNodeEndpoint": null,
+          "redisNodeId": null,
+          "redisSlotRangeStart": null,
+          "redisSlotRangeEnd": null,
+          "streamLength": 2,
+          "firstRecordId": "1796149810348-0",
+          "lastRecordId": "1796149810348-1",
+          "lastGeneratedId": "1796149810348-1",
+          "groupLastDeliveredId": "0-0",
+          "consumerLastDeliveredId": null,
+          "consumerLastAckedId": null,
+          "pendingCount": 0,
+          "lag": 2,
+          "memoryUsageBytes": 5304,
+          "ownerMemberIds": [
+            "billing-m0"
+          ],
+          "removed": false
+        },
+        {
+          "streamPrefix": "orders",
+          "consumerGroup": "billing",
+          "shard": {
+            "shardIndex": 2
+          },
+          "streamKey": "orders:2",
+          "redisSlot": 448,
+          "redisNodeEndpoint": null,
+          "redisNodeId": null,
+          "redisSlotRangeStart": null,
+          "redisSlotRangeEnd": null,
+          "streamLength": 1,
+          "firstRecordId": "1796149810348-0",
+          "lastRecordId": "1796149810348-0",
+          "lastGeneratedId": "1796149810348-0",
+          "groupLastDeliveredId": "0-0",
+          "consumerLastDeliveredId": null,
+          "consumerLastAckedId": null,
+          "pendingCount": 0,
+          "lag": 1,
+          "memoryUsageBytes": 5304,
+          "ownerMemberIds": [
+            "billing-m1"
+          ],
+          "removed": false
+        },
+        {
+          "streamPrefix": "orders",
+          "consumerGroup": "billing",
+          "shard": {
+            "shardIndex": 3
+          },
+          "streamKey": "orders:3",
+          "redisSlot": 4577,
+          "redisNodeEndpoint": null,
+          "redisNodeId": null,
+          "redisSlotRangeStart": null,
+          "redisSlotRangeEnd": null,
+          "streamLength": 1,
+          "firstRecordId": "1796149810348-0",
+          "lastRecordId": "1796149810348-0",
+          "lastGeneratedId": "1796149810348-0",
+          "groupLastDeliveredId": "0-0",
+          "consumerLastDeliveredId": null,
+          "consumerLastAckedId": null,
+          "pendingCount": 0,
+          "lag": 1,
+          "memoryUsageBytes": 5304,
+          "ownerMemberIds": [
+            "billing-m1"
+          ],
+          "removed": false
+        }
+      ],
+      "totalStreamLength": 6,
+      "totalPendingCount": 0,
+      "totalLag": 6,
+      "totalMemoryUsageBytes": 21216,
+      "memoryUsageKnown": true
+    }
+  },
+  "getOpenApi": {
+    "response": {
+      "openapi": "3.1.0",
+      "info": {
+        "title": "redis-stream-coordinator (edge)",
+        "version": "unknown",
+        "description": "Control plane for sharded Redis Streams, speaking the reference coordinator’s `/coord/v1` protocol.\n\n**Authentication.** `Authorization: Basic …` or `Bearer <token>` from `POST /coord/v1/auth/login`. Roles: ADMIN (everything), WRITE (mutations and reads), READ and MONITOR (reads), MEMBER (heartbeats). Missing or bad credentials answer 401 with an empty body; a missing role answers 403. Without configured credentials the coordinator runs in open mode and every route is anonymous.\n\n**Errors** carry `{status, errorCode, message}`; `errorCode` is stable. Responses may gain fields: clients ignore fields they do not know."
+      },
+      "tags": [
+        {
+          "name": "Streams and groups",
+          "description": "Create, read and delete streams and consumer groups."
+        },
+        {
+          "name": "Resharding",
+          "description": "Scale a stream out or in, follow and roll back migrations."
+        }
+      ]
+    }
+  },
+  "getProducerRouting": {
+    "params": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing"
+    },
+    "response": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing",
+      "metadataVersion": 3,
+      "shardCount": 4,
+      "streamKeyPattern": "orders:{shardIndex}",
+      "shards": [
+        {
+          "shardIndex": 0,
+          "streamKey": "orders:0",
+          "redisSlot": 8578
+        },
+        {
+          "shardIndex": 1,
+          "streamKey": "orders:1",
+          "redisSlot": 12707
+        },
+        {
+          "shardIndex": 2,
+          "streamKey": "orders:2",
+          "redisSlot": 448
+        },
+        {
+          "shardIndex": 3,
+          "streamKey": "orders:3",
+          "redisSlot": 4577
+        }
+      ]
+    }
+  },
+  "getSession": {
+    "response": {
+      "authenticated": true,
+      "username": "admin",
+      "roles": [
+        "ADMIN",
+        "MEMBER",
+        "MONITOR",
+        "READ",
+        "WRITE"
+      ]
+    }
+  },
+  "grafanaAssignments": {
+    "query": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing"
+    },
+    "response": [
+      {
+        "streamPrefix": "orders",
+        "consumerGroup": "billing",
+        "shardIndex": 0,
+        "targetOwners": "billing-m0",
+        "currentOwners": "billing-m0",
+        "revokingOwners": ""
+      },
+      {
+        "streamPrefix": "orders",
+        "consumerGroup": "billing",
+        "shardIndex": 1,
+        "targetOwners": "billing-m0",
+        "currentOwners": "billing-m0",
+        "revokingOwners": ""
+      },
+      {
+        "streamPrefix": "orders",
+        "consumerGroup": "billing",
+        "shardIndex": 2,
+        "targetOwners": "billing-m1",
+        "currentOwners": "billing-m1",
+        "revokingOwners": ""
+      },
+      {
+        "streamPrefix": "orders",
+        "consumerGroup": "billing",
+        "shardIndex": 3,
+        "targetOwners": "billing-m1",
+        "currentOwners": "billing-m1",
+        "revokingOwners": ""
+      }
+    ]
+  },
+  "grafanaGroupOptions": {
+    "query": {
+      "streamPrefix": "orders"
+    },
+    "response": [
+      {
+        "__text": "orders / audit",
+        "__value": "audit"
+      },
+      {
+        "__text": "orders / billing",
+        "__value": "billing"
+      }
+    ]
+  },
+  "grafanaGroups": {
+    "response": [
+      {
+        "streamPrefix": "orders",
+        "consumerGroup": "audit",
+        "state": "EMPTY",
+        "groupEpoch": 1,
+        "assignmentEpoch": 1,
+        "metadataVersion": 1,
+        "shardCount": 4,
+        "activeMembers": 0,
+        "totalMembers": 0,
+        "currentShards": 0,
+        "targetShards": 0,
+        "assignedShardRatio": "0 / 4",
+        "revokingShards": 0,
+        "totalStreamLength": 6,
+        "totalPendingCount": 0,
+        "totalLag": 6,
+        "producedPerSecond": null,
+        "consumedPerSecond": null,
+        "totalMemoryUsageBytes": 21216,
+        "memoryUsageKnown": true
+      },
+      {
+        "streamPrefix": "orders",
+        "consumerGroup": "billing",
+        "state": "STABLE",
+        "groupEpoch": 3,
+        "assignmentEpoch": 3,
+        "metadataVersion": 3,
+        "shardCount": 4,
+        "activeMembers": 2,
+        "totalMembers": 2,
+        "currentShards": 4,
+        "targetShards": 4,
+        "assignedShardRatio": "4 / 4",
+        "revokingShards": 0,
+        "totalStreamLength": 6,
+        "totalPendingCount": 0,
+        "totalLag": 6,
+        "producedPerSecond": null,
+        "consumedPerSecond": null,
+        "totalMemoryUsageBytes": 21216,
+        "memoryUsageKnown": true
+      }
+    ]
+  },
+  "grafanaMembers": {
+    "query": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing"
+    },
+    "response": [
+      {
+        "streamPrefix": "orders",
+        "consumerGroup": "billing",
+        "memberId": "billing-m0",
+        "memberName": "billing-worker-0",
+        "state": "ACTIVE",
+        "memberEpoch": 3,
+        "metadataVersion": 3,
+        "currentShardCount": 2,
+        "revokingShardCount": 0,
+        "runtimeMaxConcurrency": 4,
+        "activeConsumerWorkers": 0,
+        "lastHeartbeatAt": "2026-12-01T18:30:10.345Z",
+        "memberLeaseExpiresAt": "2026-12-01T18:30:25.345Z"
+      },
+      {
+        "streamPrefix": "orders",
+        "consumerGroup": "billing",
+        "memberId": "billing-m1",
+        "memberName": "billing-worker-1",
+        "state": "ACTIVE",
+        "memberEpoch": 3,
+        "metadataVersion": 3,
+        "currentShardCount": 2,
+        "revokingShardCount": 0,
+        "runtimeMaxConcurrency": 4,
+        "activeConsumerWorkers": 0,
+        "lastHeartbeatAt": "2026-12-01T18:30:10.346Z",
+        "memberLeaseExpiresAt": "2026-12-01T18:30:25.346Z"
+      }
+    ]
+  },
+  "grafanaMessages": {
+    "query": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing",
+      "shardIndex": "all",
+      "direction": "BACKWARD",
+      "limit": "2"
+    },
+    "response": [
+      {
+        "streamPrefix": "orders",
+        "consumerGroup": "billing",
+        "shardIndex": 0,
+        "shardSelector": "all",
+        "shardLabel": ":0",
+        "streamKey": "orders:0",
+        "recordId": "1796149810348-1",
+        "payload": null,
+        "fieldsJson": "{\"orderId\":\"o-1004\",\"amount\":\"24\"}",
+        "pageDirection": "BACKWARD",
+        "pageLimit": 2,
+        "pageNextCursor": "all:0=1796149810348-1,1=1796149810348-1",
+        "pageTotalMessages": 6,
+        "recordTimestampMs": 1796149810348,
+        "recordTime": "2026-12-01T18:30:10.348Z"
+      },
+      {
+        "streamPrefix": "orders",
+        "consumerGroup": "billing",
+        "shardIndex": 1,
+        "shardSelector": "all",
+        "shardLabel": ":1",
+        "streamKey": "orders:1",
+        "recordId": "1796149810348-1",
+        "payload": null,
+        "fieldsJson": "{\"orderId\":\"o-1005\",\"amount\":\"25\"}",
+        "pageDirection": "BACKWARD",
+        "pageLimit": 2,
+        "pageNextCursor": "all:0=1796149810348-1,1=1796149810348-1",
+        "pageTotalMessages": 6,
+        "recordTimestampMs": 1796149810348,
+        "recordTime": "2026-12-01T18:30:10.348Z"
+      }
+    ]
+  },
+  "grafanaShardOptions": {
+    "query": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing"
+    },
+    "response": [
+      {
+        "__text": ":0",
+        "__value": "0"
+      },
+      {
+        "__text": ":1",
+        "__value": "1"
+      },
+      {
+        "__text": ":2",
+        "__value": "2"
+      },
+      {
+        "__text": ":3",
+        "__value": "3"
+      }
+    ]
+  },
+  "grafanaShards": {
+    "query": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing"
+    },
+    "response": [
+      {
+        "streamPrefix": "orders",
+        "consumerGroup": "billing",
+        "shardCount": 4,
+        "shardIndex": 0,
+        "shardLabel": ":0",
+        "streamKey": "orders:0",
+        "redisSlot": 8578,
+        "redisNodeEndpoint": null,
+        "redisNodeId": null,
+        "redisSlotRangeStart": null,
+        "redisSlotRangeEnd": null,
+        "streamLength": 2,
+        "firstRecordId": "1796149810348-0",
+        "lastRecordId": "1796149810348-1",
+        "lastGeneratedId": "1796149810348-1",
+        "groupLastDeliveredId": "0-0",
+        "consumerLastDeliveredId": null,
+        "consumerLastAckedId": null,
+        "pendingCount": 0,
+        "lag": 2,
+        "lagKnown": true,
+        "producedPerSecond": null,
+        "consumedPerSecond": null,
+        "memoryUsageBytes": 5304,
+        "memoryUsageKnown": true,
+        "targetOwnerMemberIds": "billing-m0",
+        "currentOwnerMemberIds": "billing-m0",
+        "ownerState": "CURRENT",
+        "ownerMemberIds": "billing-m0",
+        "removed": false
+      },
+      {
+        "streamPrefix": "orders",
+        "consumerGroup": "billing",
+        "shardCount": 4,
+        "shardIndex": 1,
+        "shardLabel": ":1",
+        "streamKey": "orders:1",
+        "redisSlot": 12707,
+        "redisNodeEndpoint": null,
+        "redisNodeId": null,
+        "redisSlotRangeStart": null,
+        "redisSlotRangeEnd": null,
+        "streamLength": 2,
+        "firstRecordId": "1796149810348-0",
+        "lastRecordId": "1796149810348-1",
+        "lastGeneratedId": "1796149810348-1",
+        "groupLastDeliveredId": "0-0",
+        "consumerLastDeliveredId": null,
+        "consumerLastAckedId": null,
+        "pendingCount": 0,
+        "lag": 2,
+        "lagKnown": true,
+        "producedPerSecond": null,
+        "consumedPerSecond": null,
+        "memoryUsageBytes": 5304,
+        "memoryUsageKnown": true,
+        "targetOwnerMemberIds": "billing-m0",
+        "currentOwnerMemberIds": "billing-m0",
+        "ownerState": "CURRENT",
+        "ownerMemberIds": "billing-m0",
+        "removed": false
+      },
+      {
+        "streamPrefix": "orders",
+        "consumerGroup": "billing",
+        "shardCount": 4,
+        "shardIndex": 2,
+        "shardLabel": ":2",
+        "streamKey": "orders:2",
+        "redisSlot": 448,
+        "redisNodeEndpoint": null,
+        "redisNodeId": null,
+        "redisSlotRangeStart": null,
+        "redisSlotRangeEnd": null,
+        "streamLength": 1,
+        "firstRecordId": "1796149810348-0",
+        "lastRecordId": "1796149810348-0",
+        "lastGeneratedId": "1796149810348-0",
+        "groupLastDeliveredId": "0-0",
+        "consumerLastDeliveredId": null,
+        "consumerLastAckedId": null,
+        "pendingCount": 0,
+        "lag": 1,
+        "lagKnown": true,
+        "producedPerSecond": null,
+        "consumedPerSecond": null,
+        "memoryUsageBytes": 5304,
+        "memoryUsageKnown": true,
+        "targetOwnerMemberIds": "billing-m1",
+        "currentOwnerMemberIds": "billing-m1",
+        "ownerState": "CURRENT",
+        "ownerMemberIds": "billing-m1",
+        "removed": false
+      },
+      {
+        "streamPrefix": "orders",
+        "consumerGroup": "billing",
+        "shardCount": 4,
+        "shardIndex": 3,
+        "shardLabel": ":3",
+        "streamKey": "orders:3",
+        "redisSlot": 4577,
+        "redisNodeEndpoint": null,
+        "redisNodeId": null,
+        "redisSlotRangeStart": null,
+        "redisSlotRangeEnd": null,
+        "streamLength": 1,
+        "firstRecordId": "1796149810348-0",
+        "lastRecordId": "1796149810348-0",
+        "lastGeneratedId": "1796149810348-0",
+        "groupLastDeliveredId": "0-0",
+        "consumerLastDeliveredId": null,
+        "consumerLastAckedId": null,
+        "pendingCount": 0,
+        "lag": 1,
+        "lagKnown": true,
+        "producedPerSecond": null,
+        "consumedPerSecond": null,
+        "memoryUsageBytes": 5304,
+        "memoryUsageKnown": true,
+        "targetOwnerMemberIds": "billing-m1",
+        "currentOwnerMemberIds": "billing-m1",
+        "ownerState": "CURRENT",
+        "ownerMemberIds": "billing-m1",
+        "removed": false
+      }
+    ]
+  },
+  "grafanaStreamOptions": {
+    "response": [
+      {
+        "__text": "orders",
+        "__value": "orders"
+      }
+    ]
+  },
+  "heartbeat": {
+    "params": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing",
+      "memberId": "billing-m0"
+    },
+    "request": {
+      "protocolVersion": 1,
+      "requestId": "req-billing-m0-0-0",
+      "memberId": "billing-m0",
+      "memberName": "billing-worker-0",
+      "memberEpoch": 0,
+      "metadataVersion": 0,
+      "runtimeConsumerCapacity": {
+        "runtimeMaxConcurrency": 4,
+        "availableConcurrency": 4
+      },
+      "ownedShards": [],
+      "revokingShards": [],
+      "shardProgress": []
+    },
+    "response": {
+      "responseTo": "req-billing-m0-0-0",
+      "status": "OK",
+      "memberId": "billing-m0",
+      "memberEpoch": 2,
+      "heartbeatIntervalMs": 3000,
+      "rebalanceTimeoutMs": 60000,
+      "memberLeaseTtlMs": 15000,
+      "groupEpoch": 2,
+      "assignmentEpoch": 2,
+      "metadataVersion": 2,
+      "assignment": {
+        "assignedShards": [
           {
-            shardIndex: 0,
+            "shardIndex": 0
           },
           {
-            shardIndex: 1,
+            "shardIndex": 1
           },
+          {
+            "shardIndex": 2
+          },
+          {
+            "shardIndex": 3
+          }
         ],
-        'billing-m1': [
-          {
-            shardIndex: 2,
-          },
-          {
-            shardIndex: 3,
-          },
-        ],
-      },
-      revokeProgress: {},
-      invariantViolations: [],
-    },
+        "pendingShards": [],
+        "metadataVersion": 2
+      }
+    }
   },
-  getCompatibility: {
-    response: {
-      currentCoordinationVersion: 1,
-      supportedCoordinationVersions: {
-        min: 1,
-        max: 1,
-      },
-      coordinationVersions: [
+  "listGroups": {
+    "response": {
+      "groups": [
         {
-          version: 1,
-          status: 'ACTIVE',
-          introducedIn: {
-            major: 0,
-            minor: 1,
-            patch: 0,
-            qualifier: null,
-            version: '0.1.0',
-          },
-          deprecatedIn: null,
-          minimumSupportedUntil: {
-            major: 1,
-            minor: 0,
-            patch: 0,
-            qualifier: null,
-            version: '1.0.0',
-          },
-          removedIn: null,
-          timingDefaults: {
-            heartbeatInterval: 'PT3S',
-            memberLeaseTtl: 'PT15S',
-            rebalanceTimeout: 'PT1M',
-          },
-        },
-      ],
-    },
-  },
-  getConsole: {
-    response:
-      '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<meta name="referrer" content="no-referrer">\n<title>Coordinator console</title>\n<link rel="icon" href="data:…',
-  },
-  getConsoleAsset: {
-    params: {
-      path: 'index.html',
-    },
-    response:
-      '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<meta name="referrer" content="no-referrer">\n<title>Coordinator console</title>\n<link rel="icon" href="data:…',
-  },
-  getConsumption: {
-    params: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-    },
-    response: {
-      progress: [],
-    },
-  },
-  getDocs: {
-    response:
-      '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>redis-stream-coordinator API</title>\n<style>\n:root{--fg:#1d232b;--muted:#5d6875;--line:#d9dee4;--bg:#…',
-  },
-  getGroup: {
-    params: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-    },
-    response: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-      state: 'STABLE',
-      groupEpoch: 3,
-      assignmentEpoch: 3,
-      metadataVersion: 3,
-      shardCount: 4,
-      activeMigration: null,
-      targetAssignmentSummary: {
-        'billing-m0': 2,
-        'billing-m1': 2,
-      },
-      currentAssignmentSummary: {
-        'billing-m0': 2,
-        'billing-m1': 2,
-      },
-      consumableShards: [
-        {
-          shardIndex: 0,
-        },
-        {
-          shardIndex: 1,
-        },
-        {
-          shardIndex: 2,
-        },
-        {
-          shardIndex: 3,
-        },
-      ],
-      removedShards: [],
-    },
-  },
-  getHealth: {
-    response: {
-      status: 'UP',
-      coordinatorId: 'local-coordinator',
-      redis: 'UP',
-      loop: 'UP',
-    },
-  },
-  getMessages: {
-    params: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-      shardIndex: '0',
-    },
-    query: {
-      direction: 'BACKWARD',
-      limit: '2',
-    },
-    response: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-      shard: {
-        shardIndex: 0,
-      },
-      streamKey: 'orders:0',
-      direction: 'BACKWARD',
-      limit: 2,
-      records: [
-        {
-          streamPrefix: 'orders',
-          consumerGroup: 'billing',
-          shard: {
-            shardIndex: 0,
-          },
-          streamKey: 'orders:0',
-          recordId: '1796149697401-0',
-          fields: {
-            orderId: 'o-1004',
-            amount: '24',
-          },
-          payload: null,
-          recordTimestampMs: 1796149697401,
-          recordTime: '2026-12-01T18:28:17.401Z',
-        },
-        {
-          streamPrefix: 'orders',
-          consumerGroup: 'billing',
-          shard: {
-            shardIndex: 0,
-          },
-          streamKey: 'orders:0',
-          recordId: '1796149697400-0',
-          fields: {
-            orderId: 'o-1000',
-            amount: '20',
-          },
-          payload: null,
-          recordTimestampMs: 1796149697400,
-          recordTime: '2026-12-01T18:28:17.400Z',
-        },
-      ],
-      nextCursor: null,
-    },
-  },
-  getMetrics: {
-    response:
-      '# HELP rsc_http_requests_total HTTP requests answered, by method, route pattern and status code.\n# TYPE rsc_http_requests_total counter\nrsc_http_requests_total{method="DELETE",route="/coord/v1/streams/:streamPrefix/groups/:consumerGroup",st…',
-  },
-  getMigration: {
-    params: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-      reshardingId: 'reshard-65bcba60-4c57-4bc1-9159-5b6194a0212c',
-    },
-    response: {
-      reshardingId: 'reshard-65bcba60-4c57-4bc1-9159-5b6194a0212c',
-      fromShardCount: 4,
-      toShardCount: 6,
-      state: 'ACTIVE',
-      createdAt: '2026-12-01T18:28:17.454Z',
-      updatedAt: '2026-12-01T18:28:17.454Z',
-    },
-  },
-  getMonitoredGroup: {
-    params: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-    },
-    response: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-      state: 'STABLE',
-      groupEpoch: 3,
-      assignmentEpoch: 3,
-      metadataVersion: 3,
-      shardCount: 4,
-      activeMigration: null,
-      targetAssignmentSummary: {
-        'billing-m0': 2,
-        'billing-m1': 2,
-      },
-      currentAssignmentSummary: {
-        'billing-m0': 2,
-        'billing-m1': 2,
-      },
-      consumableShards: [
-        {
-          shardIndex: 0,
-        },
-        {
-          shardIndex: 1,
-        },
-        {
-          shardIndex: 2,
-        },
-        {
-          shardIndex: 3,
-        },
-      ],
-      removedShards: [],
-    },
-  },
-  getOffsets: {
-    params: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-    },
-    response: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-      shards: [
-        {
-          streamPrefix: 'orders',
-          consumerGroup: 'billing',
-          shard: {
-            shardIndex: 0,
-          },
-          streamKey: 'orders:0',
-          redisSlot: 8578,
-          redisNodeEndpoint: null,
-          redisNodeId: null,
-          redisSlotRangeStart: null,
-          redisSlotRangeEnd: null,
-          streamLength: 2,
-          firstRecordId: '1796149697400-0',
-          lastRecordId: '1796149697401-0',
-          lastGeneratedId: '1796149697401-0',
-          groupLastDeliveredId: '0-0',
-          consumerLastDeliveredId: null,
-          consumerLastAckedId: null,
-          pendingCount: 0,
-          lag: 2,
-          memoryUsageBytes: 5304,
-          ownerMemberIds: ['billing-m0'],
-          removed: false,
-        },
-        {
-          streamPrefix: 'orders',
-          consumerGroup: 'billing',
-          shard: {
-            shardIndex: 1,
-          },
-          streamKey: 'orders:1',
-          redisSlot: 12707,
-          redisNodeEndpoint: null,
-          redisNodeId: null,
-          redisSlotRangeStart: null,
-          redisSlotRangeEnd: null,
-          streamLength: 2,
-          firstRecordId: '1796149697401-0',
-          lastRecordId: '1796149697401-1',
-          lastGeneratedId: '1796149697401-1',
-          groupLastDeliveredId: '0-0',
-          consumerLastDeliveredId: null,
-          consumerLastAckedId: null,
-          pendingCount: 0,
-          lag: 2,
-          memoryUsageBytes: 5304,
-          ownerMemberIds: ['billing-m0'],
-          removed: false,
-        },
-        {
-          streamPrefix: 'orders',
-          consumerGroup: 'billing',
-          shard: {
-            shardIndex: 2,
-          },
-          streamKey: 'orders:2',
-          redisSlot: 448,
-          redisNodeEndpoint: null,
-          redisNodeId: null,
-          redisSlotRangeStart: null,
-          redisSlotRangeEnd: null,
-          streamLength: 1,
-          firstRecordId: '1796149697401-0',
-          lastRecordId: '1796149697401-0',
-          lastGeneratedId: '1796149697401-0',
-          groupLastDeliveredId: '0-0',
-          consumerLastDeliveredId: null,
-          consumerLastAckedId: null,
-          pendingCount: 0,
-          lag: 1,
-          memoryUsageBytes: 5304,
-          ownerMemberIds: ['billing-m1'],
-          removed: false,
-        },
-        {
-          streamPrefix: 'orders',
-          consumerGroup: 'billing',
-          shard: {
-            shardIndex: 3,
-          },
-          streamKey: 'orders:3',
-          redisSlot: 4577,
-          redisNodeEndpoint: null,
-          redisNodeId: null,
-          redisSlotRangeStart: null,
-          redisSlotRangeEnd: null,
-          streamLength: 1,
-          firstRecordId: '1796149697401-0',
-          lastRecordId: '1796149697401-0',
-          lastGeneratedId: '1796149697401-0',
-          groupLastDeliveredId: '0-0',
-          consumerLastDeliveredId: null,
-          consumerLastAckedId: null,
-          pendingCount: 0,
-          lag: 1,
-          memoryUsageBytes: 5304,
-          ownerMemberIds: ['billing-m1'],
-          removed: false,
-        },
-      ],
-      totalStreamLength: 6,
-      totalPendingCount: 0,
-      totalLag: 6,
-      totalMemoryUsageBytes: 21216,
-      memoryUsageKnown: true,
-    },
-  },
-  getOpenApi: {
-    response: {
-      openapi: '3.1.0',
-      info: {
-        title: 'redis-stream-coordinator (edge)',
-        version: 'unknown',
-        description:
-          'Control plane for sharded Redis Streams, speaking the reference coordinator’s `/coord/v1` protocol.\n\n**Authentication.** `Authorization: Basic …` or `Bearer <token>` from `POST /coord/v1/auth/login`. Roles: ADMIN (everything), WRITE (mutations and reads), READ and MONITOR (reads), MEMBER (heartbeats). Missing or bad credentials answer 401 with an empty body; a missing role answers 403. Without configured credentials the coordinator runs in open mode and every route is anonymous.\n\n**Errors** carry `{status, errorCode, message}`; `errorCode` is stable. Responses may gain fields: clients ignore fields they do not know.',
-      },
-      tags: [
-        {
-          name: 'Streams and groups',
-          description: 'Create, read and delete streams and consumer groups.',
-        },
-        {
-          name: 'Resharding',
-          description: 'Scale a stream out or in, follow and roll back migrations.',
-        },
-      ],
-    },
-  },
-  getProducerRouting: {
-    params: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-    },
-    response: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-      metadataVersion: 3,
-      shardCount: 4,
-      streamKeyPattern: 'orders:{shardIndex}',
-      shards: [
-        {
-          shardIndex: 0,
-          streamKey: 'orders:0',
-          redisSlot: 8578,
-        },
-        {
-          shardIndex: 1,
-          streamKey: 'orders:1',
-          redisSlot: 12707,
-        },
-        {
-          shardIndex: 2,
-          streamKey: 'orders:2',
-          redisSlot: 448,
-        },
-        {
-          shardIndex: 3,
-          streamKey: 'orders:3',
-          redisSlot: 4577,
-        },
-      ],
-    },
-  },
-  getSession: {
-    response: {
-      authenticated: true,
-      username: 'admin',
-      roles: ['ADMIN', 'MEMBER', 'MONITOR', 'READ', 'WRITE'],
-    },
-  },
-  grafanaAssignments: {
-    query: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-    },
-    response: [
-      {
-        streamPrefix: 'orders',
-        consumerGroup: 'billing',
-        shardIndex: 0,
-        targetOwners: 'billing-m0',
-        currentOwners: 'billing-m0',
-        revokingOwners: '',
-      },
-      {
-        streamPrefix: 'orders',
-        consumerGroup: 'billing',
-        shardIndex: 1,
-        targetOwners: 'billing-m0',
-        currentOwners: 'billing-m0',
-        revokingOwners: '',
-      },
-      {
-        streamPrefix: 'orders',
-        consumerGroup: 'billing',
-        shardIndex: 2,
-        targetOwners: 'billing-m1',
-        currentOwners: 'billing-m1',
-        revokingOwners: '',
-      },
-      {
-        streamPrefix: 'orders',
-        consumerGroup: 'billing',
-        shardIndex: 3,
-        targetOwners: 'billing-m1',
-        currentOwners: 'billing-m1',
-        revokingOwners: '',
-      },
-    ],
-  },
-  grafanaGroupOptions: {
-    query: {
-      streamPrefix: 'orders',
-    },
-    response: [
-      {
-        __text: 'orders / audit',
-        __value: 'audit',
-      },
-      {
-        __text: 'orders / billing',
-        __value: 'billing',
-      },
-    ],
-  },
-  grafanaGroups: {
-    response: [
-      {
-        streamPrefix: 'orders',
-        consumerGroup: 'audit',
-        state: 'EMPTY',
-        groupEpoch: 1,
-        assignmentEpoch: 1,
-        metadataVersion: 1,
-        shardCount: 4,
-        activeMembers: 0,
-        totalMembers: 0,
-        currentShards: 0,
-        targetShards: 0,
-        assignedShardRatio: '0 / 4',
-        revokingShards: 0,
-        totalStreamLength: 6,
-        totalPendingCount: 0,
-        totalLag: 6,
-        producedPerSecond: null,
-        consumedPerSecond: null,
-        totalMemoryUsageBytes: 21216,
-        memoryUsageKnown: true,
-      },
-      {
-        streamPrefix: 'orders',
-        consumerGroup: 'billing',
-        state: 'STABLE',
-        groupEpoch: 3,
-        assignmentEpoch: 3,
-        metadataVersion: 3,
-        shardCount: 4,
-        activeMembers: 2,
-        totalMembers: 2,
-        currentShards: 4,
-        targetShards: 4,
-        assignedShardRatio: '4 / 4',
-        revokingShards: 0,
-        totalStreamLength: 6,
-        totalPendingCount: 0,
-        totalLag: 6,
-        producedPerSecond: null,
-        consumedPerSecond: null,
-        totalMemoryUsageBytes: 21216,
-        memoryUsageKnown: true,
-      },
-    ],
-  },
-  grafanaMembers: {
-    query: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-    },
-    response: [
-      {
-        streamPrefix: 'orders',
-        consumerGroup: 'billing',
-        memberId: 'billing-m0',
-        memberName: 'billing-worker-0',
-        state: 'ACTIVE',
-        memberEpoch: 3,
-        metadataVersion: 3,
-        currentShardCount: 2,
-        revokingShardCount: 0,
-        runtimeMaxConcurrency: 4,
-        activeConsumerWorkers: 0,
-        lastHeartbeatAt: '2026-12-01T18:28:17.398Z',
-        memberLeaseExpiresAt: '2026-12-01T18:28:32.398Z',
-      },
-      {
-        streamPrefix: 'orders',
-        consumerGroup: 'billing',
-        memberId: 'billing-m1',
-        memberName: 'billing-worker-1',
-        state: 'ACTIVE',
-        memberEpoch: 3,
-        metadataVersion: 3,
-        currentShardCount: 2,
-        revokingShardCount: 0,
-        runtimeMaxConcurrency: 4,
-        activeConsumerWorkers: 0,
-        lastHeartbeatAt: '2026-12-01T18:28:17.399Z',
-        memberLeaseExpiresAt: '2026-12-01T18:28:32.399Z',
-      },
-    ],
-  },
-  grafanaMessages: {
-    query: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-      shardIndex: 'all',
-      direction: 'BACKWARD',
-      limit: '2',
-    },
-    response: [
-      {
-        streamPrefix: 'orders',
-        consumerGroup: 'billing',
-        shardIndex: 1,
-        shardSelector: 'all',
-        shardLabel: ':1',
-        streamKey: 'orders:1',
-        recordId: '1796149697401-1',
-        payload: null,
-        fieldsJson: '{"orderId":"o-1005","amount":"25"}',
-        pageDirection: 'BACKWARD',
-        pageLimit: 2,
-        pageNextCursor: 'all:0=1796149697401-0,1=1796149697401-1',
-        pageTotalMessages: 6,
-        recordTimestampMs: 1796149697401,
-        recordTime: '2026-12-01T18:28:17.401Z',
-      },
-      {
-        streamPrefix: 'orders',
-        consumerGroup: 'billing',
-        shardIndex: 0,
-        shardSelector: 'all',
-        shardLabel: ':0',
-        streamKey: 'orders:0',
-        recordId: '1796149697401-0',
-        payload: null,
-        fieldsJson: '{"orderId":"o-1004","amount":"24"}',
-        pageDirection: 'BACKWARD',
-        pageLimit: 2,
-        pageNextCursor: 'all:0=1796149697401-0,1=1796149697401-1',
-        pageTotalMessages: 6,
-        recordTimestampMs: 1796149697401,
-        recordTime: '2026-12-01T18:28:17.401Z',
-      },
-    ],
-  },
-  grafanaShardOptions: {
-    query: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-    },
-    response: [
-      {
-        __text: ':0',
-        __value: '0',
-      },
-      {
-        __text: ':1',
-        __value: '1',
-      },
-      {
-        __text: ':2',
-        __value: '2',
-      },
-      {
-        __text: ':3',
-        __value: '3',
-      },
-    ],
-  },
-  grafanaShards: {
-    query: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-    },
-    response: [
-      {
-        streamPrefix: 'orders',
-        consumerGroup: 'billing',
-        shardCount: 4,
-        shardIndex: 0,
-        shardLabel: ':0',
-        streamKey: 'orders:0',
-        redisSlot: 8578,
-        redisNodeEndpoint: null,
-        redisNodeId: null,
-        redisSlotRangeStart: null,
-        redisSlotRangeEnd: null,
-        streamLength: 2,
-        firstRecordId: '1796149697400-0',
-        lastRecordId: '1796149697401-0',
-        lastGeneratedId: '1796149697401-0',
-        groupLastDeliveredId: '0-0',
-        consumerLastDeliveredId: null,
-        consumerLastAckedId: null,
-        pendingCount: 0,
-        lag: 2,
-        lagKnown: true,
-        producedPerSecond: null,
-        consumedPerSecond: null,
-        memoryUsageBytes: 5304,
-        memoryUsageKnown: true,
-        targetOwnerMemberIds: 'billing-m0',
-        currentOwnerMemberIds: 'billing-m0',
-        ownerState: 'CURRENT',
-        ownerMemberIds: 'billing-m0',
-        removed: false,
-      },
-      {
-        streamPrefix: 'orders',
-        consumerGroup: 'billing',
-        shardCount: 4,
-        shardIndex: 1,
-        shardLabel: ':1',
-        streamKey: 'orders:1',
-        redisSlot: 12707,
-        redisNodeEndpoint: null,
-        redisNodeId: null,
-        redisSlotRangeStart: null,
-        redisSlotRangeEnd: null,
-        streamLength: 2,
-        firstRecordId: '1796149697401-0',
-        lastRecordId: '1796149697401-1',
-        lastGeneratedId: '1796149697401-1',
-        groupLastDeliveredId: '0-0',
-        consumerLastDeliveredId: null,
-        consumerLastAckedId: null,
-        pendingCount: 0,
-        lag: 2,
-        lagKnown: true,
-        producedPerSecond: null,
-        consumedPerSecond: null,
-        memoryUsageBytes: 5304,
-        memoryUsageKnown: true,
-        targetOwnerMemberIds: 'billing-m0',
-        currentOwnerMemberIds: 'billing-m0',
-        ownerState: 'CURRENT',
-        ownerMemberIds: 'billing-m0',
-        removed: false,
-      },
-      {
-        streamPrefix: 'orders',
-        consumerGroup: 'billing',
-        shardCount: 4,
-        shardIndex: 2,
-        shardLabel: ':2',
-        streamKey: 'orders:2',
-        redisSlot: 448,
-        redisNodeEndpoint: null,
-        redisNodeId: null,
-        redisSlotRangeStart: null,
-        redisSlotRangeEnd: null,
-        streamLength: 1,
-        firstRecordId: '1796149697401-0',
-        lastRecordId: '1796149697401-0',
-        lastGeneratedId: '1796149697401-0',
-        groupLastDeliveredId: '0-0',
-        consumerLastDeliveredId: null,
-        consumerLastAckedId: null,
-        pendingCount: 0,
-        lag: 1,
-        lagKnown: true,
-        producedPerSecond: null,
-        consumedPerSecond: null,
-        memoryUsageBytes: 5304,
-        memoryUsageKnown: true,
-        targetOwnerMemberIds: 'billing-m1',
-        currentOwnerMemberIds: 'billing-m1',
-        ownerState: 'CURRENT',
-        ownerMemberIds: 'billing-m1',
-        removed: false,
-      },
-      {
-        streamPrefix: 'orders',
-        consumerGroup: 'billing',
-        shardCount: 4,
-        shardIndex: 3,
-        shardLabel: ':3',
-        streamKey: 'orders:3',
-        redisSlot: 4577,
-        redisNodeEndpoint: null,
-        redisNodeId: null,
-        redisSlotRangeStart: null,
-        redisSlotRangeEnd: null,
-        streamLength: 1,
-        firstRecordId: '1796149697401-0',
-        lastRecordId: '1796149697401-0',
-        lastGeneratedId: '1796149697401-0',
-        groupLastDeliveredId: '0-0',
-        consumerLastDeliveredId: null,
-        consumerLastAckedId: null,
-        pendingCount: 0,
-        lag: 1,
-        lagKnown: true,
-        producedPerSecond: null,
-        consumedPerSecond: null,
-        memoryUsageBytes: 5304,
-        memoryUsageKnown: true,
-        targetOwnerMemberIds: 'billing-m1',
-        currentOwnerMemberIds: 'billing-m1',
-        ownerState: 'CURRENT',
-        ownerMemberIds: 'billing-m1',
-        removed: false,
-      },
-    ],
-  },
-  grafanaStreamOptions: {
-    response: [
-      {
-        __text: 'orders',
-        __value: 'orders',
-      },
-    ],
-  },
-  heartbeat: {
-    params: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-      memberId: 'billing-m0',
-    },
-    request: {
-      protocolVersion: 1,
-      requestId: 'req-billing-m0-0-0',
-      memberId: 'billing-m0',
-      memberName: 'billing-worker-0',
-      memberEpoch: 0,
-      metadataVersion: 0,
-      runtimeConsumerCapacity: {
-        runtimeMaxConcurrency: 4,
-        availableConcurrency: 4,
-      },
-      ownedShards: [],
-      revokingShards: [],
-      shardProgress: [],
-    },
-    response: {
-      responseTo: 'req-billing-m0-0-0',
-      status: 'OK',
-      memberId: 'billing-m0',
-      memberEpoch: 2,
-      heartbeatIntervalMs: 3000,
-      rebalanceTimeoutMs: 60000,
-      memberLeaseTtlMs: 15000,
-      groupEpoch: 2,
-      assignmentEpoch: 2,
-      metadataVersion: 2,
-      assignment: {
-        assignedShards: [
-          {
-            shardIndex: 0,
-          },
-          {
-            shardIndex: 1,
-          },
-          {
-            shardIndex: 2,
-          },
-          {
-            shardIndex: 3,
-          },
-        ],
-        pendingShards: [],
-        metadataVersion: 2,
-      },
-    },
-  },
-  listGroups: {
-    response: {
-      groups: [
-        {
-          streamPrefix: 'orders',
-          consumerGroup: 'audit',
-          state: 'EMPTY',
-          groupEpoch: 1,
-          assignmentEpoch: 1,
-          metadataVersion: 1,
-          shardCount: 4,
-          activeMigration: null,
-          targetAssignmentSummary: {},
-          currentAssignmentSummary: {},
-          consumableShards: [
+          "streamPrefix": "orders",
+          "consumerGroup": "audit",
+          "state": "EMPTY",
+          "groupEpoch": 1,
+          "assignmentEpoch": 1,
+          "metadataVersion": 1,
+          "shardCount": 4,
+          "activeMigration": null,
+          "targetAssignmentSummary": {},
+          "currentAssignmentSummary": {},
+          "consumableShards": [
             {
-              shardIndex: 0,
+              "shardIndex": 0
             },
             {
-              shardIndex: 1,
+              "shardIndex": 1
             },
             {
-              shardIndex: 2,
+              "shardIndex": 2
             },
             {
-              shardIndex: 3,
-            },
+              "shardIndex": 3
+            }
           ],
-          removedShards: [],
+          "removedShards": []
         },
         {
-          streamPrefix: 'orders',
-          consumerGroup: 'billing',
-          state: 'STABLE',
-          groupEpoch: 3,
-          assignmentEpoch: 3,
-          metadataVersion: 3,
-          shardCount: 4,
-          activeMigration: null,
-          targetAssignmentSummary: {
-            'billing-m0': 2,
-            'billing-m1': 2,
+          "streamPrefix": "orders",
+          "consumerGroup": "billing",
+          "state": "STABLE",
+          "groupEpoch": 3,
+          "assignmentEpoch": 3,
+          "metadataVersion": 3,
+          "shardCount": 4,
+          "activeMigration": null,
+          "targetAssignmentSummary": {
+            "billing-m0": 2,
+            "billing-m1": 2
           },
-          currentAssignmentSummary: {
-            'billing-m0': 2,
-            'billing-m1': 2,
+          "currentAssignmentSummary": {
+            "billing-m0": 2,
+            "billing-m1": 2
           },
-          consumableShards: [
+          "consumableShards": [
             {
-              shardIndex: 0,
+              "shardIndex": 0
             },
             {
-              shardIndex: 1,
+              "shardIndex": 1
             },
             {
-              shardIndex: 2,
+              "shardIndex": 2
             },
             {
-              shardIndex: 3,
-            },
+              "shardIndex": 3
+            }
           ],
-          removedShards: [],
+          "removedShards": []
+        }
+      ]
+    }
+  },
+  "listMembers": {
+    "params": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing"
+    },
+    "response": {
+      "members": [
+        {
+          "memberId": "billing-m0",
+          "memberName": "billing-worker-0",
+          "state": "ACTIVE",
+          "memberEpoch": 3,
+          "metadataVersion": 3,
+          "runtimeMaxConcurrency": 4,
+          "activeConsumerWorkers": 0,
+          "currentAssignment": [
+            {
+              "shardIndex": 0
+            },
+            {
+              "shardIndex": 1
+            }
+          ],
+          "grantedAssignment": [
+            {
+              "shardIndex": 0
+            },
+            {
+              "shardIndex": 1
+            }
+          ],
+          "revoking": [],
+          "lastHeartbeatAt": "2026-12-01T18:30:10.345Z",
+          "memberLeaseExpiresAt": "2026-12-01T18:30:25.345Z",
+          "rebalanceTimeoutMs": 60000,
+          "rebalanceDeadlineAt": null,
+          "shardProgress": []
         },
+        {
+          "memberId": "billing-m1",
+          "memberName": "billing-worker-1",
+          "state": "ACTIVE",
+          "memberEpoch": 3,
+          "metadataVersion": 3,
+          "runtimeMaxConcurrency": 4,
+          "activeConsumerWorkers": 0,
+          "currentAssignment": [
+            {
+              "shardIndex": 2
+            },
+            {
+              "shardIndex": 3
+            }
+          ],
+          "grantedAssignment": [
+            {
+              "shardIndex": 2
+            },
+            {
+              "shardIndex": 3
+            }
+          ],
+          "revoking": [],
+          "lastHeartbeatAt": "2026-12-01T18:30:10.346Z",
+          "memberLeaseExpiresAt": "2026-12-01T18:30:25.346Z",
+          "rebalanceTimeoutMs": 60000,
+          "rebalanceDeadlineAt": null,
+          "shardProgress": []
+        }
+      ]
+    }
+  },
+  "listMigrations": {
+    "params": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing"
+    },
+    "response": {
+      "migrations": [],
+      "activeReshardingId": null,
+      "shardCount": 4,
+      "removedShards": [],
+      "rollback": {
+        "allowed": false,
+        "reason": "no active migration"
+      }
+    }
+  },
+  "login": {
+    "request": {
+      "username": "admin",
+      "password": "change-me"
+    },
+    "response": {
+      "accessToken": "rsc1.eyJzdWIiOiJhZG1pbiJ9.c2lnbmF0dXJl",
+      "tokenType": "Bearer",
+      "expiresAt": "2026-12-08T18:30:10.000Z",
+      "expiresInSeconds": 604800,
+      "roles": [
+        "ADMIN",
+        "MEMBER",
+        "MONITOR",
+        "READ",
+        "WRITE"
+      ]
+    }
+  },
+  "rollbackMigration": {
+    "params": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing",
+      "reshardingId": "reshard-5a47a7bc-e67b-419b-95b0-d383488a43fc"
+    },
+    "request": {
+      "requestedBy": "ops@example.com",
+      "reason": "traffic back to normal"
+    },
+    "response": {
+      "reshardingId": "reshard-5a47a7bc-e67b-419b-95b0-d383488a43fc",
+      "fromShardCount": 4,
+      "toShardCount": 6,
+      "state": "ROLLED_BACK",
+      "createdAt": "2026-12-01T18:30:10.383Z",
+      "updatedAt": "2026-12-01T18:30:10.393Z"
+    }
+  },
+  "scaleGroup": {
+    "params": {
+      "streamPrefix": "orders",
+      "consumerGroup": "audit"
+    },
+    "request": {
+      "targetShardCount": 5,
+      "requestedBy": "ops@example.com",
+      "reason": "audit reader falls behind"
+    },
+    "response": {
+      "reshardingId": "reshard-81355bcd-efcd-4336-a896-fb5605f9d4a4",
+      "fromShardCount": 4,
+      "toShardCount": 5,
+      "state": "ACTIVE",
+      "createdAt": "2026-12-01T18:30:10.397Z",
+      "updatedAt": "2026-12-01T18:30:10.397Z"
+    }
+  },
+  "scaleStream": {
+    "params": {
+      "streamPrefix": "orders"
+    },
+    "request": {
+      "targetShardCount": 6,
+      "requestedBy": "ops@example.com",
+      "reason": "Black Friday traffic"
+    },
+    "response": {
+      "streamPrefix": "orders",
+      "targetShardCount": 6,
+      "affectedConsumerGroups": [
+        "audit",
+        "billing"
       ],
-    },
-  },
-  listMembers: {
-    params: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-    },
-    response: {
-      members: [
+      "migrations": [
         {
-          memberId: 'billing-m0',
-          memberName: 'billing-worker-0',
-          state: 'ACTIVE',
-          memberEpoch: 3,
-          metadataVersion: 3,
-          runtimeMaxConcurrency: 4,
-          activeConsumerWorkers: 0,
-          currentAssignment: [
-            {
-              shardIndex: 0,
-            },
-            {
-              shardIndex: 1,
-            },
-          ],
-          grantedAssignment: [
-            {
-              shardIndex: 0,
-            },
-            {
-              shardIndex: 1,
-            },
-          ],
-          revoking: [],
-          lastHeartbeatAt: '2026-12-01T18:28:17.398Z',
-          memberLeaseExpiresAt: '2026-12-01T18:28:32.398Z',
-          rebalanceTimeoutMs: 60000,
-          rebalanceDeadlineAt: null,
-          shardProgress: [],
+          "reshardingId": "reshard-5a47a7bc-e67b-419b-95b0-d383488a43fc",
+          "fromShardCount": 4,
+          "toShardCount": 6,
+          "state": "ACTIVE",
+          "createdAt": "2026-12-01T18:30:10.383Z",
+          "updatedAt": "2026-12-01T18:30:10.383Z"
         },
         {
-          memberId: 'billing-m1',
-          memberName: 'billing-worker-1',
-          state: 'ACTIVE',
-          memberEpoch: 3,
-          metadataVersion: 3,
-          runtimeMaxConcurrency: 4,
-          activeConsumerWorkers: 0,
-          currentAssignment: [
-            {
-              shardIndex: 2,
-            },
-            {
-              shardIndex: 3,
-            },
-          ],
-          grantedAssignment: [
-            {
-              shardIndex: 2,
-            },
-            {
-              shardIndex: 3,
-            },
-          ],
-          revoking: [],
-          lastHeartbeatAt: '2026-12-01T18:28:17.399Z',
-          memberLeaseExpiresAt: '2026-12-01T18:28:32.399Z',
-          rebalanceTimeoutMs: 60000,
-          rebalanceDeadlineAt: null,
-          shardProgress: [],
-        },
-      ],
-    },
-  },
-  listMigrations: {
-    params: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-    },
-    response: {
-      migrations: [],
-      activeReshardingId: null,
-      shardCount: 4,
-      removedShards: [],
-      rollback: {
-        allowed: false,
-        reason: 'no active migration',
-      },
-    },
-  },
-  login: {
-    request: {
-      username: 'admin',
-      password: 'change-me',
-    },
-    response: {
-      accessToken: 'rsc1.eyJzdWIiOiJhZG1pbiJ9.c2lnbmF0dXJl',
-      tokenType: 'Bearer',
-      expiresAt: '2026-12-08T18:28:17.000Z',
-      expiresInSeconds: 604800,
-      roles: ['ADMIN', 'MEMBER', 'MONITOR', 'READ', 'WRITE'],
-    },
-  },
-  rollbackMigration: {
-    params: {
-      streamPrefix: 'orders',
-      consumerGroup: 'billing',
-      reshardingId: 'reshard-65bcba60-4c57-4bc1-9159-5b6194a0212c',
-    },
-    request: {
-      requestedBy: 'ops@example.com',
-      reason: 'traffic back to normal',
-    },
-    response: {
-      reshardingId: 'reshard-65bcba60-4c57-4bc1-9159-5b6194a0212c',
-      fromShardCount: 4,
-      toShardCount: 6,
-      state: 'ROLLED_BACK',
-      createdAt: '2026-12-01T18:28:17.454Z',
-      updatedAt: '2026-12-01T18:28:17.468Z',
-    },
-  },
-  scaleGroup: {
-    params: {
-      streamPrefix: 'orders',
-      consumerGroup: 'audit',
-    },
-    request: {
-      targetShardCount: 5,
-      requestedBy: 'ops@example.com',
-      reason: 'audit reader falls behind',
-    },
-    response: {
-      reshardingId: 'reshard-25a994a4-12f7-49b5-ac75-1f626629cf94',
-      fromShardCount: 4,
-      toShardCount: 5,
-      state: 'ACTIVE',
-      createdAt: '2026-12-01T18:28:17.473Z',
-      updatedAt: '2026-12-01T18:28:17.473Z',
-    },
-  },
-  scaleStream: {
-    params: {
-      streamPrefix: 'orders',
-    },
-    request: {
-      targetShardCount: 6,
-      requestedBy: 'ops@example.com',
-      reason: 'Black Friday traffic',
-    },
-    response: {
-      streamPrefix: 'orders',
-      targetShardCount: 6,
-      affectedConsumerGroups: ['audit', 'billing'],
-      migrations: [
-        {
-          reshardingId: 'reshard-65bcba60-4c57-4bc1-9159-5b6194a0212c',
-          fromShardCount: 4,
-          toShardCount: 6,
-          state: 'ACTIVE',
-          createdAt: '2026-12-01T18:28:17.454Z',
-          updatedAt: '2026-12-01T18:28:17.454Z',
-        },
-        {
-          reshardingId: 'reshard-65bcba60-4c57-4bc1-9159-5b6194a0212c',
-          fromShardCount: 4,
-          toShardCount: 6,
-          state: 'ACTIVE',
-          createdAt: '2026-12-01T18:28:17.454Z',
-          updatedAt: '2026-12-01T18:28:17.454Z',
-        },
-      ],
-    },
-  },
+          "reshardingId": "reshard-5a47a7bc-e67b-419b-95b0-d383488a43fc",
+          "fromShardCount": 4,
+          "toShardCount": 6,
+          "state": "ACTIVE",
+          "createdAt": "2026-12-01T18:30:10.383Z",
+          "updatedAt": "2026-12-01T18:30:10.383Z"
+        }
+      ]
+    }
+  }
 };
