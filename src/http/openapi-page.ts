@@ -24,6 +24,11 @@ table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid var(--line);p
 code,.ty{font-family:ui-monospace,monospace;font-size:12.5px}.ty{color:#8250df}.req{color:var(--delete)}
 ul.schema{list-style:none;padding-left:16px;margin:2px 0;border-left:1px dashed var(--line)}
 .desc{color:var(--muted)}#err{color:var(--delete);padding:32px}
+pre{background:var(--bg);border:1px solid var(--line);border-radius:4px;padding:8px;overflow:auto;max-height:360px;font-size:12px}
+.try{border-top:1px dashed var(--line);margin-top:12px;padding-top:4px}.try label{display:block;margin:6px 0 2px;font-family:ui-monospace,monospace;font-size:12px}
+.try input,.try textarea{width:100%;font:12.5px ui-monospace,monospace;padding:4px 6px;border:1px solid var(--line);border-radius:4px}.try textarea{min-height:140px}
+.try button{margin-top:8px;padding:4px 14px;border:1px solid var(--line);border-radius:4px;background:#fff;cursor:pointer}.try .out{margin-top:8px}
+#auth{display:flex;gap:8px;align-items:center;margin-top:8px}#auth input{width:420px;font:12.5px ui-monospace,monospace;padding:4px 6px;border:1px solid var(--line);border-radius:4px}
 `;
 
 /** The renderer (inline; allowed by hash in the page's CSP). Uses only DOM APIs, never innerHTML. */
@@ -73,12 +78,42 @@ export const DOCS_SCRIPT = `
       rt.appendChild(el('tr',{},[el('td',{},[el('code',{text:code})]),el('td',{},[rich(r.description)]),
         el('td',{},[c?schemaView(r.content[c].schema,/^2/.test(code)):el('span',{class:'s',text:'no body'})])]));});
     body.appendChild(rt);
+    var ok=Object.keys(op.responses).filter(function(c){return /^2/.test(c);})[0];var media=ok&&op.responses[ok].content;
+    var mt=media?Object.keys(media)[0]:null;if(mt&&media[mt].example!==undefined){body.appendChild(el('h4',{text:'Example answer ('+ok+')'}));
+      body.appendChild(el('pre',{text:typeof media[mt].example==='string'?media[mt].example:JSON.stringify(media[mt].example,null,2)}));}
+    body.appendChild(tryIt(path,method,op));
     var sec=(op.security||[]).length===0?'public':'role '+op['x-required-role'];
     return el('details',{class:'op',id:op.operationId},[el('summary',{},[el('span',{class:'m '+method,text:method.toUpperCase()}),
       el('span',{class:'p',text:path}),el('span',{class:'s',text:op.summary||''}),el('span',{class:'role',text:sec})]),body]);}
+  var AUTH=null;
+  function tryIt(path,method,op){var box=el('div',{class:'try'},[el('h4',{text:'Try it'})]);var inputs={};
+    (op.parameters||[]).forEach(function(p){var id='try-'+op.operationId+'-'+p.name;
+      var input=el('input',{id:id,name:p.name,'data-in':p.in,placeholder:p.required?'required':'optional'});
+      if(p.example!==undefined)input.value=String(p.example);inputs[p.name]=input;
+      box.appendChild(el('label',{for:id,text:p.name+' ('+p.in+')'}));box.appendChild(input);});
+    var text=null;if(op.requestBody){var bid='try-'+op.operationId+'-body';text=el('textarea',{id:bid,spellcheck:'false'});
+      var ex=op.requestBody.content['application/json'].example;text.value=ex===undefined?'{}':JSON.stringify(ex,null,2);
+      box.appendChild(el('label',{for:bid,text:'body (JSON)'}));box.appendChild(text);}
+    var out=el('pre',{class:'out',hidden:'hidden'});
+    var send=el('button',{type:'button',text:'Send '+method.toUpperCase()});
+    send.addEventListener('click',function(){var url=path.replace(/\\{([^}]+)\\}/g,function(_,n){
+        var v=inputs[n]?inputs[n].value:'';return n==='path'?v.split('/').map(encodeURIComponent).join('/'):encodeURIComponent(v);});
+      var q=[];(op.parameters||[]).forEach(function(p){if(p.in==='query'&&inputs[p.name].value!=='')q.push(encodeURIComponent(p.name)+'='+encodeURIComponent(inputs[p.name].value));});
+      if(q.length)url+='?'+q.join('&');
+      var headers={accept:'application/json'};var a=AUTH&&AUTH.value.trim();if(a)headers.authorization=a;
+      var init={method:method.toUpperCase(),headers:headers,cache:'no-store',credentials:'omit'};
+      if(text){headers['content-type']='application/json';init.body=text.value;}
+      out.hidden=false;out.textContent=init.method+' '+url+' …';send.disabled=true;
+      fetch(url,init).then(function(r){return r.text().then(function(t){var shown=t;
+          try{shown=JSON.stringify(JSON.parse(t),null,2);}catch(e){}
+          out.textContent='HTTP '+r.status+' '+r.statusText+'\\n'+(shown.length>20000?shown.slice(0,20000)+'\\n…':shown);});},
+        function(e){out.textContent='request failed: '+e.message;}).then(function(){send.disabled=false;});});
+    box.appendChild(send);box.appendChild(out);return box;}
   function render(doc){DOC=doc;document.title=doc.info.title+' API';var hdr=document.querySelector('header');
     hdr.appendChild(el('h1',{text:doc.info.title}));hdr.appendChild(el('div',{class:'v',text:'version '+doc.info.version+' · OpenAPI '+doc.openapi}));
     doc.info.description.split('\\n\\n').forEach(function(par){hdr.appendChild(el('p',{},[rich(par)]));});
+    AUTH=el('input',{id:'try-auth',type:'password',autocomplete:'off',placeholder:'Bearer <token> or Basic <base64> — kept in this page only'});
+    hdr.appendChild(el('div',{id:'auth'},[el('label',{for:'try-auth',text:'Authorization for try-it:'}),AUTH]));
     var nav=document.querySelector('nav'),content=document.querySelector('#content');
     (doc.tags||[]).forEach(function(tag){var sec=el('section',{id:'tag-'+tag.name.replace(/\\W+/g,'-')},[el('h2',{text:tag.name}),el('p',{class:'s',text:tag.description||''})]);
       nav.appendChild(el('a',{class:'t',href:'#'+sec.id,text:tag.name}));
