@@ -35,7 +35,6 @@ async function run(
   });
   const server = await startServer({
     config,
-    env: {},
     log: createLogger({ level: 'error', write: () => {} }),
   });
   const api = `${server.url}/coord/v1`;

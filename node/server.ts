@@ -24,8 +24,6 @@ import { startSweepLoop } from './sweep-loop.js';
 export interface StartServerOptions {
   /** Validated configuration (`parseConfig(process.env)`); `port: 0` picks a free port. */
   config: CoordinatorConfig;
-  /** @deprecated Ignored: every setting, COORDINATOR_METRICS_PUBLIC included, is read by the config schema now. */
-  env?: Record<string, string | undefined>;
   /** @default a JSON-lines logger on stdout */
   log?: LogFn;
   /** Longest wait for in-flight requests when closing, ms. @default 10000 */

@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   try {
     const local = await ensureLocalRedis(config, { dataDir: DATA_DIR, log });
     privateRedis = local.privateRedis;
-    if (!stopping) server = await startServer({ config: local.config, env: process.env, log });
+    if (!stopping) server = await startServer({ config: local.config, log });
     // A signal that arrived while we were starting found nothing to stop yet: stop it here.
     if (stopping) {
       await server?.close();

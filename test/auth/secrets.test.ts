@@ -109,7 +109,6 @@ describe('auth > node adapter', () => {
     });
     const server = await startServer({
       config,
-      env: {},
       log: createLogger({ level: 'error', write: () => {} }),
     });
     running.push(server);
@@ -134,7 +133,7 @@ describe('auth > node adapter', () => {
       REDIS_URL: inject('redisUrl'),
       COORDINATOR_KEY_PREFIX: uniquePrefix('node-auth'),
     });
-    const server = await startServer({ config, env: {}, log });
+    const server = await startServer({ config, log });
     running.push(server);
     const base = `http://127.0.0.1:${new URL(server.url).port}`;
 

@@ -39,7 +39,6 @@ beforeAll(async () => {
       // Nothing here needs housekeeping; keep the interval sweep out of the way.
       COORDINATOR_SWEEP_INTERVAL_MS: '3600000',
     }),
-    env: {},
     log: () => {},
   });
   bridge = await startUpstashBridge({ redisUrl: inject('redisUrl') });

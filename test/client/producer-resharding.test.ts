@@ -122,7 +122,7 @@ describe('producer > routing lease with the coordinator stopped', () => {
       COORDINATOR_KEY_PREFIX: uniquePrefix('lease'),
       COORDINATOR_SWEEP_INTERVAL_MS: '1000',
     });
-    const server = await startServer({ config, env: {}, log: () => {} });
+    const server = await startServer({ config, log: () => {} });
     servers.push(server);
     const p = uniquePrefix('lease');
     const created = await fetch(`${server.url}/coord/v1/streams/${p}`, {

@@ -49,7 +49,7 @@ export async function startConsoleFixture(opts: {
     ...(opts.credentials ? { COORDINATOR_ADMIN_PASSWORD: ADMIN_PASSWORD } : {}),
     ...(opts.users ? { COORDINATOR_USERS: opts.users } : {}),
   });
-  const server = await startServer({ config, env: {}, log: () => {} });
+  const server = await startServer({ config, log: () => {} });
   const redis = standaloneClient();
   const auth = opts.credentials
     ? `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`, 'utf8').toString('base64')}`

@@ -118,7 +118,7 @@ async function start(env: Record<string, string>, log: LogFn): Promise<RunningSe
     COORDINATOR_KEY_PREFIX: uniquePrefix('health'),
     ...env,
   });
-  const server = await startServer({ config, env: {}, log });
+  const server = await startServer({ config, log });
   running.push(server);
   return server;
 }

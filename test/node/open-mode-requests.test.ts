@@ -65,7 +65,7 @@ async function start(env: Record<string, string> = {}): Promise<RunningServer> {
     COORDINATOR_SWEEP_INTERVAL_MS: '3600000',
     ...env,
   });
-  return startServer({ config, env: {}, log: () => undefined });
+  return startServer({ config, log: () => undefined });
 }
 
 const create = { initialShardCount: 1, requestedBy: 'me' };

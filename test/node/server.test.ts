@@ -26,7 +26,7 @@ async function start(env: Record<string, string>, log: LogFn): Promise<RunningSe
     COORDINATOR_SWEEP_INTERVAL_MS: '50',
     ...env,
   });
-  const server = await startServer({ config, env: {}, log });
+  const server = await startServer({ config, log });
   running.push(server);
   return server;
 }
@@ -78,7 +78,7 @@ describe('node adapter > open mode', () => {
 
   it.each(['0.0.0.0', '::', '10.1.2.3'])('refuses to bind HOST=%s without credentials', async (host) => {
     const config = parseConfig({ HOST: host, PORT: '0', REDIS_URL: inject('redisUrl') });
-    const attempt = startServer({ config, env: {}, log: capture().log });
+    const attempt = startServer({ config, log: capture().log });
     await expect(attempt).rejects.toBeInstanceOf(ConfigError);
     await expect(attempt).rejects.toThrow(/HOST.*loopback/);
   });

@@ -32,7 +32,7 @@ async function start(env: Record<string, string>): Promise<RunningServer> {
     COORDINATOR_KEY_PREFIX: uniquePrefix('timeouts'),
     ...env,
   });
-  const server = await startServer({ config, env: {}, log: () => {} });
+  const server = await startServer({ config, log: () => {} });
   running.push(server);
   return server;
 }

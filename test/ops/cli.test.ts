@@ -34,7 +34,6 @@ beforeAll(async () => {
       COORDINATOR_USERS: `reader:${READER.RSC_PASSWORD}:READ`,
       COORDINATOR_LOCK_WAIT_MS: '200',
     }),
-    env: {},
     log: () => {},
   });
   url = server.url;

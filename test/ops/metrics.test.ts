@@ -28,7 +28,6 @@ afterEach(async () => {
 
 async function start(
   config: Record<string, string>,
-  env: Record<string, string> = {},
 ): Promise<RunningServer> {
   const server = await startServer({
     config: parseConfig({
@@ -38,7 +37,6 @@ async function start(
       COORDINATOR_SWEEP_INTERVAL_MS: '50',
       ...config,
     }),
-    env,
     log: () => {},
   });
   running.push(server);
