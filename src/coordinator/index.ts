@@ -17,6 +17,7 @@ import type {
   StreamScaleResult,
 } from '../coordinator-api.js';
 import { isCoordinatorError } from '../core/errors.js';
+import { observedAt } from '../core/group-view.js';
 import type { HeartbeatInput, HeartbeatOutput } from '../core/heartbeat-types.js';
 import type { Migration, ProtocolConfig } from '../core/model.js';
 import { LockBusyError } from '../store/critical-section.js';
@@ -87,8 +88,9 @@ export class Coordinator implements CoordinatorApi {
     return admin.createGroup(this.ctx, prefix, group, input);
   }
 
-  getGroup(prefix: string, group: string): Promise<GroupSnapshot> {
-    return admin.readGroup(this.ctx, prefix, group);
+  /** The group as observed now: lapsed leases show EXPIRED before the sweep records it (`observedAt`). */
+  async getGroup(prefix: string, group: string): Promise<GroupSnapshot> {
+    return this.observed(await admin.readGroup(this.ctx, prefix, group));
   }
 
   getRouting(prefix: string, group: string): Promise<GroupSnapshot> {
@@ -99,8 +101,14 @@ export class Coordinator implements CoordinatorApi {
     return admin.deleteGroup(this.ctx, prefix, group, input);
   }
 
-  listGroups(): Promise<GroupSnapshot[]> {
-    return admin.listGroups(this.ctx);
+  /** Every group as observed now (see `getGroup`). */
+  async listGroups(): Promise<GroupSnapshot[]> {
+    return (await admin.listGroups(this.ctx)).map((snap) => this.observed(snap));
+  }
+
+  private observed(snap: GroupSnapshot): GroupSnapshot {
+    const group = observedAt(snap.group, this.ctx.now());
+    return group === snap.group ? snap : { stream: snap.stream, group };
   }
 
   /** The deployment's generated bearer-token secret (see `Store.tokenSecret`); `candidate` when the store keeps none. */

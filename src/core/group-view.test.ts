@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assignmentSummaries, invariantViolations } from './group-view.js';
+import { assignmentSummaries, invariantViolations, observedAt } from './group-view.js';
 import { Driver, streamDoc } from './testing/fixtures.js';
 
 /** A settled on [0,1]; B joined with shard 1 pending. */
@@ -56,5 +56,42 @@ describe('group view > assignment summaries (PROTOCOL §2.2)', () => {
     expect(assignmentSummaries(d.group)).toEqual({ target: { A: 1, B: 1 }, current: { A: 2 } });
     d.beat('A', { epoch: -1, mv: 3, revoking: [{ shard: 0, state: 'DRAINING' }] });
     expect(assignmentSummaries(d.group)).toEqual({ target: { B: 2 }, current: {} });
+  });
+});
+
+describe('group view > as observed now', () => {
+  it('shows a live member whose lease lapsed as EXPIRED, out of the current owners, its record kept', () => {
+    const d = new Driver(streamDoc(4));
+    const last = { A: d.joinAndSettle('A'), B: d.joinAndSettle('B') };
+    // A hands two shards over to B: both then hold two.
+    for (let round = 0; round < 3; round++) {
+      for (const id of ['A', 'B'] as const) {
+        const a = last[id];
+        last[id] = d.beat(id, { epoch: a.memberEpoch, mv: a.metadataVersion, owned: a.assignedShards });
+      }
+    }
+    expect(d.member('B').currentAssignment).toHaveLength(2);
+    const lease = d.member('A').memberLeaseExpiresAt;
+    expect(observedAt(d.group, lease)).toBe(d.group);
+    const group = {
+      ...d.group,
+      members: { ...d.group.members, B: { ...d.member('B'), memberLeaseExpiresAt: lease + 60_000 } },
+    };
+    const seen = observedAt(group, lease + 1);
+    expect(seen.members.A).toMatchObject({ state: 'EXPIRED', memberEpoch: d.member('A').memberEpoch });
+    expect(seen.members.A!.currentAssignment).toEqual(d.member('A').currentAssignment);
+    expect(seen.members.B!.state).toBe('ACTIVE');
+    expect(Object.keys(assignmentSummaries(seen).current)).toEqual(['B']);
+    expect(Object.keys(assignmentSummaries(group).current).sort()).toEqual(['A', 'B']);
+    // Nothing is written: the stored document is unchanged.
+    expect(d.member('A').state).toBe('ACTIVE');
+  });
+
+  it('derives the group state from what is left live (every lease lapsed → EMPTY)', () => {
+    const d = new Driver(streamDoc(2));
+    d.joinAndSettle('A');
+    expect(d.group.state).toBe('STABLE');
+    const seen = observedAt(d.group, d.member('A').memberLeaseExpiresAt + 1);
+    expect(seen.state).toBe('EMPTY');
   });
 });

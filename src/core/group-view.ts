@@ -3,8 +3,15 @@
  */
 
 import { dict, own } from './dict.js';
-import { blocksOthers, holdings, membersInOrder } from './group.js';
-import { assignableShards, consumableShards, type GroupDoc, isLive, type StreamDoc } from './model.js';
+import { blocksOthers, groupStateOf, holdings, membersInOrder } from './group.js';
+import {
+  assignableShards,
+  consumableShards,
+  type GroupDoc,
+  isLive,
+  type MemberRecord,
+  type StreamDoc,
+} from './model.js';
 import { compareIds } from './shard-set.js';
 
 /** PROTOCOL §2.9 assignments `invariantViolations` texts, using the consumable set instead of "readable" (SPEC §7). Also report a shard held (current/granted/revoking) by two live members. */
@@ -61,6 +68,21 @@ export function assignmentSummaries(group: GroupDoc): {
     }
   }
   return { target, current };
+}
+
+/**
+ * The group as it stands at `now` for readers: a live member whose lease has lapsed is shown
+ * EXPIRED (as the next sweep will record it; on Workers that sweep may be a minute away), so no
+ * view lists it as a current owner or counts it live. Its record — epoch, last assignment,
+ * progress — stays as history. Nothing is written; `group` itself when no lease has lapsed.
+ */
+export function observedAt(group: GroupDoc, now: number): GroupDoc {
+  const lapsed = Object.values(group.members).filter((m) => isLive(m.state) && now > m.memberLeaseExpiresAt);
+  if (lapsed.length === 0) return group;
+  const members = Object.assign(dict<MemberRecord>(), group.members);
+  for (const m of lapsed) members[m.memberId] = { ...m, state: 'EXPIRED', rebalanceDeadlineAt: null };
+  const seen = { ...group, members };
+  return { ...seen, state: groupStateOf(seen) };
 }
 
 /** The reference's rendering of a shard in operator texts. */

@@ -38,6 +38,8 @@ export interface ConsoleFixture {
 export async function startConsoleFixture(opts: {
   credentials: boolean;
   users?: string;
+  /** More settings (e.g. a short lease), applied last. */
+  config?: Record<string, string>;
 }): Promise<ConsoleFixture> {
   const config = parseConfig({
     PORT: '0',
@@ -48,6 +50,7 @@ export async function startConsoleFixture(opts: {
     COORDINATOR_MEMBER_LEASE_TTL_MS: '120000',
     ...(opts.credentials ? { COORDINATOR_ADMIN_PASSWORD: ADMIN_PASSWORD } : {}),
     ...(opts.users ? { COORDINATOR_USERS: opts.users } : {}),
+    ...opts.config,
   });
   const server = await startServer({ config, log: () => {} });
   const redis = standaloneClient();

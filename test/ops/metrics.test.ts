@@ -26,9 +26,7 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((s) => s.close()));
 });
 
-async function start(
-  config: Record<string, string>,
-): Promise<RunningServer> {
+async function start(config: Record<string, string>): Promise<RunningServer> {
   const server = await startServer({
     config: parseConfig({
       PORT: '0',

@@ -2,11 +2,13 @@
  * The per-group page: summary cards, shard ownership grid, members with lease countdowns and the
  * migration panel, refreshed together from the monitoring API.
  */
+
+import { isLive } from '../../core/model.js';
 import { describeError, optional } from './api.js';
 import { admin } from './client.js';
 import { fill, h } from './dom.js';
 import { fmtNum } from './format.js';
-import { type GroupData, LIVE_OWNER } from './group-data.js';
+import type { GroupData } from './group-data.js';
 import type { RollbackUi } from './rollback.js';
 import { BASE, groupLabel, link, messagesHref } from './router.js';
 import type { View } from './shell.js';
@@ -19,7 +21,8 @@ function groupCards(box: HTMLElement, ctx: GroupData): void {
   const g = ctx.group;
   const o = ctx.offsets.data;
   const members = ctx.members.data?.members || [];
-  const live = members.filter((m) => LIVE_OWNER[m.state]).length;
+  // Live as the protocol counts it: LEAVING members are departing, EXPIRED and FENCED gone.
+  const live = members.filter((m) => isLive(m.state)).length;
   const removed = Array.isArray(g.removedShards) ? g.removedShards.length : 0;
   fill(box, [
     card('Group state', stateBadge(g.state), 'group-state'),

@@ -42,16 +42,24 @@ export const expiryScenarios: Scenario[] = [
     },
   },
   {
-    name: 'shows a lapsed lease only after the scheduled sweep: reads write nothing',
+    // Issue 15.5: a lapsed lease is never shown as a current owner, even before the sweep (on
+    // Workers up to a minute away) records the expiry; reading still writes nothing.
+    name: 'shows a lapsed lease as EXPIRED at once, before the sweep records it: reads write nothing',
     async run(t) {
       const p = uniquePrefix('lapse');
       await createStream(t, p, 2);
       const j = await heartbeat(t, p, 'C', { epoch: 0, mv: 0 });
       await heartbeat(t, p, 'C', { epoch: j.body.memberEpoch, mv: j.body.metadataVersion, owned: [0, 1] });
+      expect((await t.call('GET', groupPath(p))).body.currentAssignmentSummary).toEqual({ C: 2 });
       await sleep(LEASE_MS + 300);
       const rev = await t.redis.hget(streamKeys(t.namespace, p).stream, 'rev');
-      expect((await members(t, p)).C.state).toBe('ACTIVE');
-      expect((await t.call('GET', groupPath(p))).body.state).toBe('STABLE');
+      expect((await members(t, p)).C.state).toBe('EXPIRED');
+      const seen = (await t.call('GET', groupPath(p))).body;
+      expect(seen).toMatchObject({
+        state: 'EMPTY',
+        groupEpoch: j.body.groupEpoch,
+        currentAssignmentSummary: {},
+      });
       expect(await t.redis.hget(streamKeys(t.namespace, p).stream, 'rev')).toBe(rev);
 
       await t.triggerSweep(Date.now());
