@@ -29,6 +29,7 @@ const OPTIONS = {
   'requested-by': { type: 'string' },
   force: { type: 'boolean' },
   print: { type: 'boolean' },
+  all: { type: 'boolean' },
   iterations: { type: 'string' },
   interval: { type: 'string' },
   port: { type: 'string' },
@@ -115,6 +116,7 @@ export async function resolveCredentials(
   values: OptionValues,
   env: Record<string, string | undefined>,
   tokenFile: string,
+  url: string,
 ): Promise<{ credentials: Credentials | undefined; credentialSource: CredentialSource }> {
   if (values.token) return { credentials: { token: values.token }, credentialSource: 'option' };
   if (values.user !== undefined) {
@@ -128,7 +130,8 @@ export async function resolveCredentials(
     if (env.RSC_PASSWORD === undefined) throw usageError('RSC_USER needs RSC_PASSWORD');
     return { credentials: { username: env.RSC_USER, password: env.RSC_PASSWORD }, credentialSource: 'env' };
   }
-  const stored = await readStoredToken(tokenFile);
+  // Only the token `login` got from this very URL: a token never travels to another coordinator.
+  const stored = await readStoredToken(tokenFile, url);
   return stored
     ? { credentials: { token: stored }, credentialSource: 'file' }
     : { credentials: undefined, credentialSource: 'none' };
@@ -155,9 +158,10 @@ export async function resolveTarget(
   env: Record<string, string | undefined>,
   tokenFile: string,
 ): Promise<ApiTarget> {
+  const url = resolveUrl(values, env);
   return {
-    url: resolveUrl(values, env),
-    ...(await resolveCredentials(values, env, tokenFile)),
+    url,
+    ...(await resolveCredentials(values, env, tokenFile, url)),
     timeoutMs: intOption(values, 'timeout', 1, 600_000) ?? DEFAULT_TIMEOUT_MS,
   };
 }

@@ -27,7 +27,10 @@ export interface ApiTarget {
 }
 
 /** The CLI's client: the SDK's shared admin client over the transport, failures as `CliFailure`. */
-export type CliClient = AdminClient;
+export interface CliClient extends AdminClient {
+  /** Where it sends, with which credentials. */
+  readonly target: ApiTarget;
+}
 
 /** The admin client for `target`; login goes out anonymously, everything else with its credentials. */
 export function cliClient(target: ApiTarget): CliClient {
@@ -35,13 +38,18 @@ export function cliClient(target: ApiTarget): CliClient {
     new CoordinatorTransport({ baseUrl: target.url, credentials, timeoutMs: target.timeoutMs });
   const signed = transport(target.credentials);
   const anonymous = transport(undefined);
-  return new AdminClient(async (method, path, body, options) => {
+  const client = new AdminClient(async (method, path, body, options) => {
     try {
       return await (options?.anonymous ? anonymous : signed).request(method, API_BASE + path, body);
     } catch (err) {
+      // Only login goes out anonymously: its 401 is about the pair it carried.
+      if (options?.anonymous && err instanceof CoordinatorHttpError && err.status === 401) {
+        throw new CliFailure(EXIT.AUTH, 'HTTP 401: credentials refused (wrong user name or password)', err);
+      }
       throw toCliFailure(err, target);
     }
   });
+  return Object.assign(client, { target });
 }
 
 /** The transport's typed error as the CLI reports it; anything else is rethrown unchanged. */
@@ -72,10 +80,10 @@ function authHint(source: CredentialSource): string {
 /** The failure for a non-2xx answer. */
 function httpFailure(err: CoordinatorHttpError, source: CredentialSource): CliFailure {
   const { status, errorCode, detail } = err;
-  if (status === 401) return new CliFailure(EXIT.AUTH, `HTTP 401 unauthorized: ${authHint(source)}`);
+  if (status === 401) return new CliFailure(EXIT.AUTH, `HTTP 401 unauthorized: ${authHint(source)}`, err);
   if (status === 403)
-    return new CliFailure(EXIT.AUTH, 'HTTP 403 forbidden: your role does not allow this request');
+    return new CliFailure(EXIT.AUTH, 'HTTP 403 forbidden: your role does not allow this request', err);
   const code = status >= 500 ? EXIT.SERVER_ERROR : EXIT.CLIENT_ERROR;
-  if (errorCode !== undefined) return new CliFailure(code, `HTTP ${status} ${errorCode}: ${detail}`);
-  return new CliFailure(code, `HTTP ${status}${detail ? `: ${detail}` : ''}`);
+  if (errorCode !== undefined) return new CliFailure(code, `HTTP ${status} ${errorCode}: ${detail}`, err);
+  return new CliFailure(code, `HTTP ${status}${detail ? `: ${detail}` : ''}`, err);
 }

@@ -14,6 +14,7 @@ import {
   formatOffsets,
   migrationLine,
 } from './cli-format.js';
+import { listGroups, listMigrations, listStreams, logout } from './cli-lists.js';
 import { storeToken } from './cli-token.js';
 
 /** Highest shard count a command line may ask for (Redis Cluster has 16384 slots). */
@@ -45,7 +46,8 @@ function requireReason(cl: CommandLine, what: string): string {
 }
 
 const streams: ApiCommand = async (args, cl, ctx, api) => {
-  const [, rest] = subcommand(args, 'streams', ['create']);
+  const [sub, rest] = subcommand(args, 'streams', ['create', 'list']);
+  if (sub === 'list') return listStreams(rest, cl, ctx, api);
   allowOnly(cl.values, ['shards', 'group', 'reason', 'requested-by'], 'streams create');
   const [prefix] = positionals(rest, ['prefix'], 'streams create <prefix> [--shards N] [--group G]');
   const body = {
@@ -66,7 +68,8 @@ const streams: ApiCommand = async (args, cl, ctx, api) => {
 };
 
 const groups: ApiCommand = async (args, cl, ctx, api) => {
-  const [sub, rest] = subcommand(args, 'groups', ['get', 'delete']);
+  const [sub, rest] = subcommand(args, 'groups', ['get', 'list', 'delete']);
+  if (sub === 'list') return listGroups(rest, cl, ctx, api);
   if (sub === 'get') {
     allowOnly(cl.values, [], 'groups get');
     const [p, g] = positionals(rest, ['prefix', 'group'], 'groups get <prefix> <group>');
@@ -118,7 +121,8 @@ const scale: ApiCommand = async (args, cl, ctx, api) => {
 };
 
 const migrations: ApiCommand = async (args, cl, ctx, api) => {
-  const [sub, rest] = subcommand(args, 'migrations', ['get', 'rollback']);
+  const [sub, rest] = subcommand(args, 'migrations', ['get', 'list', 'rollback']);
+  if (sub === 'list') return listMigrations(rest, cl, ctx, api);
   if (sub === 'get') {
     allowOnly(cl.values, [], 'migrations get');
     const [p, g, id] = positionals(rest, ['prefix', 'group', 'id'], 'migrations get <prefix> <group> <id>');
@@ -163,7 +167,8 @@ async function login(args: string[], cl: CommandLine, ctx: CliContext, api: CliC
     ctx.out(cl.values.json ? JSON.stringify(res, null, 2) : String(res.accessToken));
     return EXIT.OK;
   }
-  await storeToken(ctx.tokenFile, String(res.accessToken));
+  // Kept for this URL only: a later --url elsewhere never sends it.
+  await storeToken(ctx.tokenFile, api.target.url, String(res.accessToken));
   const summary = {
     tokenFile: ctx.tokenFile,
     tokenType: res.tokenType,
@@ -176,7 +181,7 @@ async function login(args: string[], cl: CommandLine, ctx: CliContext, api: CliC
     cl,
     summary,
     () =>
-      `Logged in as ${user} (${(res.roles ?? []).join(', ')}). Token stored in ${ctx.tokenFile}, expires ${res.expiresAt}.`,
+      `Logged in as ${user} (${(res.roles ?? []).join(', ')}). Token for ${api.target.url} stored in ${ctx.tokenFile}, expires ${res.expiresAt}.`,
   );
   return EXIT.OK;
 }
@@ -195,4 +200,5 @@ export const API_COMMANDS: Readonly<Record<string, ApiCommand>> = {
   assignments: groupView('assignments', (api, p, g) => api.assignments(p, g), formatAssignments),
   offsets: groupView('offsets', (api, p, g) => api.offsets(p, g), formatOffsets),
   login,
+  logout,
 };

@@ -16,14 +16,35 @@ export const EXIT = {
   AUTH: 4,
 } as const;
 
+/** What the API answered, when a failure is its answer. */
+export interface ApiAnswer {
+  status: number;
+  errorCode?: string;
+}
+
 /** An outcome that ends the command with a non-zero exit code and a message on stderr. */
 export class CliFailure extends Error {
+  /** The HTTP status and errorCode, for a refusal or failure the API answered. */
+  readonly answer: ApiAnswer | undefined;
+
   constructor(
     readonly exitCode: number,
     message: string,
+    answer?: ApiAnswer,
   ) {
     super(message);
     this.name = 'CliFailure';
+    this.answer = answer ? { status: answer.status, errorCode: answer.errorCode } : undefined;
+  }
+
+  /** The failure as `--json` prints it on stderr: `{error: {exitCode, message, status?, errorCode?}}`. */
+  toJSON(): { error: Record<string, unknown> } {
+    const error: Record<string, unknown> = { exitCode: this.exitCode, message: this.message };
+    if (this.answer) {
+      error.status = this.answer.status;
+      if (this.answer.errorCode !== undefined) error.errorCode = this.answer.errorCode;
+    }
+    return { error };
   }
 }
 

@@ -11,20 +11,25 @@ export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   serve:
     'serve [--port N] [--host H]                      run the coordinator here (env config, as npm start)',
   streams:
-    'streams create <prefix> [--shards N] [--group G]   create a stream and its first group [--reason R]',
+    'streams list                                     every stream: shards, groups, live members\n' +
+    '  streams create <prefix> [--shards N] [--group G]   create a stream and its first group [--reason R]',
   groups:
-    'groups get <prefix> <group>                      show a group\n' +
+    'groups list [<prefix>]                           every group (of one stream): state, members\n' +
+    '  groups get <prefix> <group>                      show a group\n' +
     '  groups delete <prefix> <group> --reason R [--force] delete its coordination metadata',
   scale: 'scale <prefix> <n> --reason R [--group G]        reshard the stream to n shards (0 drains it)',
   migrations:
-    'migrations get <prefix> <group> <id>             show a migration\n' +
+    "migrations list <prefix> <group>                 a group's migrations, newest first\n" +
+    '  migrations get <prefix> <group> <id>             show a migration\n' +
     '  migrations rollback <prefix> <group> <id> --reason R  roll back the active migration',
   members: 'members <prefix> <group>                        members with state, shards and lease',
   assignments:
     'assignments <prefix> <group>                    target / current / revoking shards per member',
   offsets: 'offsets <prefix> <group>                        per-shard length, pending, lag and owners',
   watch: 'watch <prefix> <group> [--interval MS] [--iterations N]  live view until Ctrl-C',
-  login: 'login [--print]                                  get a bearer token (stored 0600, or printed)',
+  login:
+    'login [--print]                                  get a bearer token for --url (stored 0600, or printed)',
+  logout: 'logout [--all]                                   forget the token stored for --url (or every one)',
 };
 
 /** The full help text. */
@@ -42,7 +47,7 @@ Global options:
   --url URL            coordinator base URL (env RSC_URL; default http://127.0.0.1:8080)
   --user U --password P  Basic credentials (env RSC_USER, RSC_PASSWORD)
   --token T            bearer token (env RSC_TOKEN; default: the token stored by login)
-  --json               print the raw API JSON instead of tables
+  --json               print the raw API JSON instead of tables; failures as JSON on stderr
   --timeout MS         per-request timeout (default 10000)
   -h, --help           this help
   -V, --version        print the version and exit
@@ -50,7 +55,8 @@ Global options:
 Mutations (streams create, groups delete, scale, migrations rollback) also take
 --requested-by WHO, the audit name recorded with the change (default cli:<login name>).
 
-Token file: ~/.config/redis-stream-coordinator/token (written by login, mode 0600).
+Token file: ~/.config/redis-stream-coordinator/tokens.json (written by login, mode 0600):
+one token per coordinator URL, sent only to the URL that issued it.
 
 Exit codes:
   0  ok

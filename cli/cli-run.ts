@@ -56,13 +56,18 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
     const target = await resolveTarget(cl.values, ctx.env, ctx.tokenFile);
     return await run(args, cl, ctx, cliClient(target));
   } catch (err) {
-    if (err instanceof CliFailure) {
-      ctx.err(`error: ${err.message}`);
-      if (err.exitCode === EXIT.USAGE) ctx.err(`Run '${PROGRAM} --help' for usage.`);
-      return err.exitCode;
+    // A local failure (e.g. the token file could not be written) is not the API's fault.
+    const failure =
+      err instanceof CliFailure
+        ? err
+        : new CliFailure(EXIT.USAGE, err instanceof Error ? err.message : String(err));
+    // `--json` scripts read the failure as JSON too (also when the command line itself was bad).
+    if (argv.includes('--json')) ctx.err(JSON.stringify(failure));
+    else {
+      ctx.err(`error: ${failure.message}`);
+      if (failure.exitCode === EXIT.USAGE && err instanceof CliFailure)
+        ctx.err(`Run '${PROGRAM} --help' for usage.`);
     }
-    // A local failure (e.g. the token file could not be written): not the API's fault.
-    ctx.err(`error: ${err instanceof Error ? err.message : String(err)}`);
-    return EXIT.USAGE;
+    return failure.exitCode;
   }
 }

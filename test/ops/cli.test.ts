@@ -244,7 +244,7 @@ describe('cli > login', () => {
     );
     expect(login.code, login.stderr).toBe(0);
     expect(login.stdout).toContain('Logged in as admin');
-    const file = join(home, '.config', 'redis-stream-coordinator', 'token');
+    const file = join(home, '.config', 'redis-stream-coordinator', 'tokens.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
     const withToken = await runCli(['groups', 'get', p, p], { RSC_URL: url }, home);
@@ -259,7 +259,7 @@ describe('cli > login', () => {
     ]);
     expect(printed.code, printed.stderr).toBe(0);
     expect(printed.stdout.trim()).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
-    expect(() => statSync(join(home, '.config', 'redis-stream-coordinator', 'token'))).toThrow();
+    expect(() => statSync(join(home, '.config', 'redis-stream-coordinator', 'tokens.json'))).toThrow();
     expect(refused.code).toBe(4);
     const viaToken = await runCli(['members', uniquePrefix('x'), 'g'], {
       RSC_URL: url,
