@@ -46,8 +46,9 @@ function requireReason(cl: CommandLine, what: string): string {
 }
 
 const streams: ApiCommand = async (args, cl, ctx, api) => {
-  const [sub, rest] = subcommand(args, 'streams', ['create', 'list']);
+  const [sub, rest] = subcommand(args, 'streams', ['create', 'list', 'delete']);
   if (sub === 'list') return listStreams(rest, cl, ctx, api);
+  if (sub === 'delete') return deleteStream(rest, cl, ctx, api);
   allowOnly(cl.values, ['shards', 'group', 'reason', 'requested-by'], 'streams create');
   const [prefix] = positionals(rest, ['prefix'], 'streams create <prefix> [--shards N] [--group G]');
   const body = {
@@ -63,6 +64,25 @@ const streams: ApiCommand = async (args, cl, ctx, api) => {
     res,
     () =>
       `Created stream ${res.streamPrefix} with group ${res.consumerGroup}: ${res.shardCount} shards, metadataVersion ${res.metadataVersion}.`,
+  );
+  return EXIT.OK;
+};
+
+/** `streams delete <prefix> --reason R [--force]`: the stream, its groups and its shard keys. */
+const deleteStream: ApiCommand = async (args, cl, ctx, api) => {
+  allowOnly(cl.values, ['reason', 'requested-by', 'force'], 'streams delete');
+  const [p] = positionals(args, ['prefix'], 'streams delete <prefix> --reason R [--force]');
+  const body = {
+    requestedBy: requestedBy(cl),
+    reason: requireReason(cl, 'streams delete'),
+    force: cl.values.force ?? false,
+  };
+  const res = await api.deleteStream(p!, body);
+  print(ctx, cl, res, () =>
+    [
+      `Deleted stream ${res.streamPrefix}: groups ${res.deletedGroups.join(', ') || '-'}, ${res.deletedShardKeys.length} shard key(s).`,
+      ...res.keptShardKeys.map((k) => `  kept ${k.streamKey}: ${k.reason}`),
+    ].join('\n'),
   );
   return EXIT.OK;
 };

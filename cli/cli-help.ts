@@ -12,7 +12,8 @@ export const COMMAND_USAGE: Readonly<Record<string, string>> = {
     'serve [--port N] [--host H]                      run the coordinator here (env config, as npm start)',
   streams:
     'streams list                                     every stream: shards, groups, live members\n' +
-    '  streams create <prefix> [--shards N] [--group G]   create a stream and its first group [--reason R]',
+    '  streams create <prefix> [--shards N] [--group G]   create a stream and its first group [--reason R]\n' +
+    '  streams delete <prefix> --reason R [--force]     delete it, its groups and shard keys (ADMIN)',
   groups:
     'groups list [<prefix>]                           every group (of one stream): state, members\n' +
     '  groups get <prefix> <group>                      show a group\n' +
@@ -52,7 +53,7 @@ Global options:
   -h, --help           this help
   -V, --version        print the version and exit
 
-Mutations (streams create, groups delete, scale, migrations rollback) also take
+Mutations (streams create/delete, groups delete, scale, migrations rollback) also take
 --requested-by WHO, the audit name recorded with the change (default cli:<login name>).
 
 Token file: ~/.config/redis-stream-coordinator/tokens.json (written by login, mode 0600):

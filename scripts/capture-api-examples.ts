@@ -167,6 +167,11 @@ async function main(): Promise<void> {
       reason: 'audit moved to the warehouse',
       force: true,
     });
+    await call('POST', '/coord/v1/streams/clicks', { initialShardCount: 2, requestedBy: 'ops@example.com' });
+    await call('DELETE', '/coord/v1/streams/clicks', {
+      requestedBy: 'ops@example.com',
+      reason: 'click tracking retired',
+    });
     const login = await call('POST', '/coord/v1/auth/login', ADMIN, '');
     examples.login!.response = { ...login, accessToken: 'rsc1.eyJzdWIiOiJhZG1pbiJ9.c2lnbmF0dXJl' };
     await call('GET', '/coord/v1/monitoring/session', undefined, `Bearer ${login.accessToken}`);

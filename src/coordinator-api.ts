@@ -40,6 +40,23 @@ export interface DeleteGroupInput extends AdminRequestMeta {
   force: boolean;
 }
 
+/** Body of `DELETE /streams/{p}`. */
+export interface DeleteStreamInput extends AdminRequestMeta {
+  /** Delete even with live members or entries not yet consumed. */
+  force: boolean;
+}
+
+/** What `DELETE /streams/{p}` removed. */
+export interface StreamDeletion {
+  streamPrefix: string;
+  /** Groups whose coordination metadata was deleted. */
+  deletedGroups: string[];
+  /** Shard stream keys deleted. */
+  deletedShardKeys: string[];
+  /** Shard keys left in Redis, and why. */
+  keptShardKeys: Array<{ streamKey: string; reason: string }>;
+}
+
 /** Body of `POST /streams/{p}/scale` and `POST /streams/{p}/groups/{g}/scale`. */
 export interface ScaleInput {
   targetShardCount: number;
@@ -107,6 +124,11 @@ export interface CoordinatorApi {
   getGroup(prefix: string, group: string): Promise<GroupSnapshot>;
   /** Deletes coordinator metadata only; returns the pre-delete state. 409 GROUP_HAS_ACTIVE_MEMBERS unless forced. */
   deleteGroup(prefix: string, group: string, input: DeleteGroupInput): Promise<GroupSnapshot>;
+  /**
+   * `DELETE /streams/{p}`: the stream, its groups' metadata and its shard keys. 404
+   * STREAM_NOT_FOUND; without force 409 GROUP_HAS_ACTIVE_MEMBERS / STREAM_NOT_DRAINED.
+   */
+  deleteStream(prefix: string, input: DeleteStreamInput): Promise<StreamDeletion>;
   /** Pure read used for producer routing; 404 GROUP_NOT_FOUND. */
   getRouting(prefix: string, group: string): Promise<GroupSnapshot>;
   /**

@@ -12,6 +12,7 @@ import type {
   AssignmentsResponseJson,
   CreateStreamBody,
   DeleteGroupBody,
+  DeleteStreamBody,
   GroupResponseJson,
   GroupsResponseJson,
   HealthResponseJson,
@@ -23,6 +24,7 @@ import type {
   ScaleBody,
   SessionResponseJson,
   StreamCreateResponseJson,
+  StreamDeleteResponseJson,
   StreamScaleResponseJson,
 } from '../http/schemas.js';
 
@@ -96,6 +98,11 @@ export class AdminClient {
   /** `POST /streams/{p}`. */
   createStream(p: string, body: CreateStreamBody): Promise<StreamCreateResponseJson> {
     return this.call('POST', ['streams', p], body);
+  }
+
+  /** `DELETE /streams/{p}` (additive, ADMIN): the stream, its groups' metadata, its shard keys. */
+  deleteStream(p: string, body: DeleteStreamBody): Promise<StreamDeleteResponseJson> {
+    return this.call('DELETE', ['streams', p], body);
   }
 
   /** `GET /streams/{p}/groups/{g}`. */

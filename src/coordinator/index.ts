@@ -8,12 +8,14 @@ import type {
   CreateGroupInput,
   CreateStreamInput,
   DeleteGroupInput,
+  DeleteStreamInput,
   GroupSnapshot,
   MigrationsOverview,
   RedisCheck,
   RedisHealth,
   RollbackInput,
   ScaleInput,
+  StreamDeletion,
   StreamScaleResult,
 } from '../coordinator-api.js';
 import { isCoordinatorError } from '../core/errors.js';
@@ -27,6 +29,7 @@ import { errorText } from './context.js';
 import { RedisHealthProbe } from './health.js';
 import { heartbeat } from './heartbeat.js';
 import * as resharding from './resharding.js';
+import { deleteStream } from './stream-delete.js';
 import { type SweepOptions, type SweepReport, type SweepState, sweep } from './sweep.js';
 
 export type {
@@ -99,6 +102,10 @@ export class Coordinator implements CoordinatorApi {
 
   deleteGroup(prefix: string, group: string, input: DeleteGroupInput): Promise<GroupSnapshot> {
     return admin.deleteGroup(this.ctx, prefix, group, input);
+  }
+
+  deleteStream(prefix: string, input: DeleteStreamInput): Promise<StreamDeletion> {
+    return deleteStream(this.ctx, prefix, input);
   }
 
   /** Every group as observed now (see `getGroup`). */

@@ -73,6 +73,16 @@ export const groupResponseSchema = z.object({
     .describe('additive: shards removed by a scale-in and not yet retired'),
 });
 
+/** Additive: what `DELETE /streams/{p}` removed. */
+export const streamDeleteResponseSchema = z.object({
+  streamPrefix: text,
+  deletedGroups: z.array(text).describe('groups whose coordination metadata was deleted'),
+  deletedShardKeys: z.array(text).describe('shard stream keys deleted'),
+  keptShardKeys: z
+    .array(z.object({ streamKey: text, reason: text }))
+    .describe('shard keys left in Redis, and why'),
+});
+
 /** `StreamCreateResponse` plus the additive `consumerGroup`. */
 export const streamCreateResponseSchema = z.object({
   streamPrefix: text,

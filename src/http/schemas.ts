@@ -92,6 +92,9 @@ export const deleteGroupSchema = z.object({
   force: z.boolean().nullish(),
 });
 
+/** Body of `DELETE /streams/{p}` (additive): the same audit fields as a group delete. */
+export const deleteStreamSchema = deleteGroupSchema;
+
 /**
  * Body of both scale routes (PROTOCOL §2.6): `targetShardCount` required, 0 allowed (full
  * drain; the configured maximum is checked by the route); `reason` mandatory;
@@ -168,6 +171,8 @@ export type CreateStreamBody = z.infer<typeof createStreamSchema>;
 export type CreateGroupBody = z.infer<typeof createGroupSchema>;
 /** A parsed `DELETE /streams/{p}/groups/{g}` body. */
 export type DeleteGroupBody = z.infer<typeof deleteGroupSchema>;
+/** `DELETE /streams/{p}` body. */
+export type DeleteStreamBody = z.infer<typeof deleteStreamSchema>;
 /** A parsed heartbeat body. */
 export type HeartbeatRequestBody = z.infer<typeof heartbeatRequestSchema>;
 /** A parsed scale body. */
@@ -199,6 +204,8 @@ export type MigrationsResponseJson = z.output<typeof S.migrationsResponseSchema>
 export type RemovedShardDetailJson = MigrationsResponseJson['removedShards'][number];
 /** Additive: a member holding a removed shard. */
 export type ShardHolderJson = RemovedShardDetailJson['holders'][number];
+/** Additive: what `DELETE /streams/{p}` removed. */
+export type StreamDeleteResponseJson = z.output<typeof R.streamDeleteResponseSchema>;
 /** `StreamCreateResponse` plus additive `consumerGroup` (the stream's first group). */
 export type StreamCreateResponseJson = z.output<typeof R.streamCreateResponseSchema>;
 /** `ProducerRoutingResponse` (PROTOCOL §2.5). */

@@ -178,6 +178,14 @@ export class FakeCoordinator implements CoordinatorApi {
   deleteGroup(prefix: string, group: string, input: Parameters<CoordinatorApi['deleteGroup']>[2]) {
     return this.answer('deleteGroup', [prefix, group, input], () => this.snap(prefix, group));
   }
+  deleteStream(prefix: string, input: Parameters<CoordinatorApi['deleteStream']>[1]) {
+    return this.answer('deleteStream', [prefix, input], () => ({
+      streamPrefix: prefix,
+      deletedGroups: [prefix],
+      deletedShardKeys: [`${prefix}:0`],
+      keptShardKeys: [],
+    }));
+  }
   getRouting(prefix: string, group: string) {
     return this.answer('getRouting', [prefix, group], () => this.snap(prefix, group));
   }

@@ -11,6 +11,7 @@ import { decodeLayout1, encodeLoadLayout1, LOAD_LAYOUT1, layout1GroupKeys, upgra
 import { ACQUIRE_LOCK } from './scripts/acquire-lock.js';
 import { COMMIT } from './scripts/commit.js';
 import { decodeCommitReply, encodeCommit, type ScriptCall } from './scripts/commit-args.js';
+import { DELETE_SHARD } from './scripts/delete-shard.js';
 import { ASSIGNMENT_READ, DUE_READ, MEMBERS_READ } from './scripts/group-reads.js';
 import { LOAD } from './scripts/load.js';
 import type { LuaScript } from './scripts/lua-script.js';
@@ -42,6 +43,7 @@ import type {
   MemberRead,
   MemberReadRequest,
   MembersRead,
+  ShardDeletion,
   StreamPlan,
   StreamProbe,
   StreamSnapshot,
@@ -211,6 +213,14 @@ export abstract class ScriptStore {
     } catch (err) {
       return { kind: 'error', message: this.failure(err).message };
     }
+  }
+
+  /** Deletes the shard key whatever it holds, if it is a stream (a forced stream delete). */
+  async deleteShard(streamKey: string): Promise<ShardDeletion> {
+    const reply = Number(await this.script(DELETE_SHARD, { keys: [streamKey], args: [] }));
+    if (reply === 1) return 'deleted';
+    if (reply === 2) return 'absent';
+    return 'not-a-stream';
   }
 }
 

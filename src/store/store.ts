@@ -220,7 +220,15 @@ export interface ShardOps {
    * script. Never throws: a failure to run comes back as `{ kind: 'error' }`.
    */
   retireShard(streamKey: string, managedGroups: readonly string[]): Promise<RetireOutcome>;
+  /**
+   * Deletes `streamKey` whatever it holds, but only if it is a stream (a key of another type is
+   * not a shard this coordinator made). Throws a CoordinatorError when Redis cannot be reached.
+   */
+  deleteShard(streamKey: string): Promise<ShardDeletion>;
 }
+
+/** What `deleteShard` did. */
+export type ShardDeletion = 'deleted' | 'absent' | 'not-a-stream';
 
 /** The Store port. */
 export interface Store extends StreamOps, Partial<ShardOps> {

@@ -13,7 +13,7 @@ import {
   type UserName,
 } from './support.js';
 
-type Required = 'READ' | 'WRITE' | 'MEMBER' | 'NONE' | 'HEARTBEAT';
+type Required = 'READ' | 'WRITE' | 'ADMIN' | 'MEMBER' | 'NONE' | 'HEARTBEAT';
 type Who = UserName | 'anonymous';
 
 /** Every route the coordinator serves under /coord/v1 except login (tested on its own). */
@@ -22,6 +22,7 @@ const ROUTES: ReadonlyArray<readonly [string, string, Required]> = [
   ['POST', '/streams/{p}/groups/{g}', 'WRITE'],
   ['GET', '/streams/{p}/groups/{g}', 'READ'],
   ['DELETE', '/streams/{p}/groups/{g}', 'WRITE'],
+  ['DELETE', '/streams/{p}', 'ADMIN'],
   ['GET', '/streams/{p}/groups/{g}/producer-routing', 'READ'],
   ['POST', '/streams/{p}/scale', 'WRITE'],
   ['POST', '/streams/{p}/groups/{g}/scale', 'WRITE'],
@@ -56,6 +57,7 @@ const ALLOWED: Record<Exclude<Required, 'HEARTBEAT'>, readonly Who[]> = {
   NONE: ['anonymous', 'member', 'monitor', 'reader', 'writer', 'admin'],
   READ: ['monitor', 'reader', 'writer', 'admin'],
   WRITE: ['writer', 'admin'],
+  ADMIN: ['admin'],
   MEMBER: ['member', 'admin'],
 };
 const EVERYONE: readonly Who[] = ['anonymous', 'member', 'monitor', 'reader', 'writer', 'admin'];
@@ -70,9 +72,11 @@ function fill(template: string, p: string, g: string): string {
   return `/coord/v1${path}${path.startsWith('/monitoring/grafana/') ? `?streamPrefix=${p}&consumerGroup=${g}` : ''}`;
 }
 
-function bodyFor(template: string, p: string): unknown {
+function bodyFor(method: string, template: string, p: string): unknown {
   if (template.endsWith('/heartbeat')) return heartbeatBody('m-1', p, { epoch: 0, mv: 0 });
   if (template.endsWith('/scale')) return { targetShardCount: 3, requestedBy: 'auth-suite' };
+  if (method === 'DELETE' && template === '/streams/{p}')
+    return { requestedBy: 'auth-suite', reason: 'roles', force: true };
   return { requestedBy: 'auth-suite', initialShardCount: 2 };
 }
 
@@ -90,7 +94,7 @@ async function sweep(
       authorization: basicFor('admin'),
       body: { requestedBy: 'setup', initialShardCount: 2 },
     });
-    const body = method === 'GET' ? undefined : bodyFor(template, p);
+    const body = method === 'GET' ? undefined : bodyFor(method, template, p);
     const r = await s.send(method, fill(template, p, p), { authorization, body });
     const want = expected(required);
     const where = `${who} ${method} ${template}`;

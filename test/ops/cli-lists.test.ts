@@ -101,6 +101,23 @@ describe('cli > lists', () => {
   });
 });
 
+describe('cli > streams delete', () => {
+  it('deletes a stream with its groups and shard keys so the name can be created again', async () => {
+    const p = uniquePrefix('gone');
+    expect((await cli(['streams', 'create', p, '--shards', '2'])).code).toBe(0);
+    const noReason = await cli(['streams', 'delete', p]);
+    expect(noReason.code).toBe(1);
+    expect(noReason.stderr).toContain('--reason');
+    const deleted = await cli(['streams', 'delete', p, '--reason', 'retired']);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stdout).toContain(`Deleted stream ${p}: groups ${p}, 2 shard key(s).`);
+    const missing = await cli(['streams', 'delete', p, '--reason', 'again', '--json']);
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.stderr).error.errorCode).toBe('STREAM_NOT_FOUND');
+    expect((await cli(['streams', 'create', p, '--shards', '2'])).code).toBe(0);
+  });
+});
+
 describe('cli > tokens per URL, logout', () => {
   it('sends a stored token only to the URL that issued it; logout forgets it', async () => {
     const home = freshHome();

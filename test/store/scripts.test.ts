@@ -30,6 +30,7 @@ const PINNED: Record<string, string> = {
   'retire-shard': 'ab0f29891f1ab99ba8434834b96b49784957a306',
   'provision-existing': 'c0b8976c972c6bf74c5263496c39487442caeb7b',
   'register-stream': '02a1589508dc472833d39721b18e45f3995c7e2a',
+  'delete-shard': '1135b58a636dc921086b402446f4dd9395f2fa31',
 };
 
 const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');

@@ -106,7 +106,8 @@ describe('auth > admin mutation rate limit', () => {
     ['POST', '/coord/v1/streams/orders/groups/g/migrations/r1/rollback', 'u:orders:g'],
     ['POST', '/coord/v1/streams/orders/groups/g/members/m/heartbeat', null],
     ['GET', '/coord/v1/streams/orders/groups/g', null],
-    ['DELETE', '/coord/v1/streams/orders', null],
+    ['DELETE', '/coord/v1/streams/orders', 'u:orders:*'],
+    ['DELETE', '/coord/v1/streams/orders/scale', null],
     ['POST', '/coord/v1/auth/login', null],
     ['GET', '/coord/v1/monitoring/groups', null],
   ] as const)('%s %s counts as %s', (method, path, key) => {

@@ -79,12 +79,12 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       "metadataVersion": 4,
       "shardCount": 5,
       "activeMigration": {
-        "reshardingId": "reshard-81355bcd-efcd-4336-a896-fb5605f9d4a4",
+        "reshardingId": "reshard-49ae1b87-70d1-4e24-aa3b-ce288503743d",
         "fromShardCount": 4,
         "toShardCount": 5,
         "state": "ACTIVE",
-        "createdAt": "2026-12-01T18:30:10.397Z",
-        "updatedAt": "2026-12-01T18:30:10.397Z"
+        "createdAt": "2026-12-01T18:50:45.791Z",
+        "updatedAt": "2026-12-01T18:50:45.791Z"
       },
       "targetAssignmentSummary": {},
       "currentAssignmentSummary": {},
@@ -113,9 +113,29 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "shardIndex": 5,
           "state": "DRAINING",
           "reason": "rolled back: retired once drained and released",
-          "updatedAt": "2026-12-01T18:30:10.393Z"
+          "updatedAt": "2026-12-01T18:50:45.787Z"
         }
       ]
+    }
+  },
+  "deleteStream": {
+    "params": {
+      "streamPrefix": "clicks"
+    },
+    "request": {
+      "requestedBy": "ops@example.com",
+      "reason": "click tracking retired"
+    },
+    "response": {
+      "streamPrefix": "clicks",
+      "deletedGroups": [
+        "clicks"
+      ],
+      "deletedShardKeys": [
+        "clicks:0",
+        "clicks:1"
+      ],
+      "keptShardKeys": []
     }
   },
   "getActuatorHealth": {
@@ -334,14 +354,14 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
             "shardIndex": 0
           },
           "streamKey": "orders:0",
-          "recordId": "1796149810348-1",
+          "recordId": "1796151045716-0",
           "fields": {
             "orderId": "o-1004",
             "amount": "24"
           },
           "payload": null,
-          "recordTimestampMs": 1796149810348,
-          "recordTime": "2026-12-01T18:30:10.348Z"
+          "recordTimestampMs": 1796151045716,
+          "recordTime": "2026-12-01T18:50:45.716Z"
         },
         {
           "streamPrefix": "orders",
@@ -350,35 +370,35 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
             "shardIndex": 0
           },
           "streamKey": "orders:0",
-          "recordId": "1796149810348-0",
+          "recordId": "1796151045715-0",
           "fields": {
             "orderId": "o-1000",
             "amount": "20"
           },
           "payload": null,
-          "recordTimestampMs": 1796149810348,
-          "recordTime": "2026-12-01T18:30:10.348Z"
+          "recordTimestampMs": 1796151045715,
+          "recordTime": "2026-12-01T18:50:45.715Z"
         }
       ],
       "nextCursor": null
     }
   },
   "getMetrics": {
-    "response": "# HELP rsc_http_requests_total HTTP requests answered, by method, route pattern and status code.\n# TYPE rsc_http_requests_total counter\nrsc_http_requests_total{method=\"DELETE\",route=\"/coord/v1/streams/:streamPrefix/groups/:consumerGroup\",st…"
+    "response": "# HELP rsc_http_requests_total HTTP requests answered, by method, route pattern and status code.\n# TYPE rsc_http_requests_total counter\nrsc_http_requests_total{method=\"DELETE\",route=\"/coord/v1/streams/:streamPrefix\",status=\"200\"} 1\nrsc_http…"
   },
   "getMigration": {
     "params": {
       "streamPrefix": "orders",
       "consumerGroup": "billing",
-      "reshardingId": "reshard-5a47a7bc-e67b-419b-95b0-d383488a43fc"
+      "reshardingId": "reshard-14c92a9c-7582-4864-8fe3-7333d6a8fa53"
     },
     "response": {
-      "reshardingId": "reshard-5a47a7bc-e67b-419b-95b0-d383488a43fc",
+      "reshardingId": "reshard-14c92a9c-7582-4864-8fe3-7333d6a8fa53",
       "fromShardCount": 4,
       "toShardCount": 6,
       "state": "ACTIVE",
-      "createdAt": "2026-12-01T18:30:10.383Z",
-      "updatedAt": "2026-12-01T18:30:10.383Z"
+      "createdAt": "2026-12-01T18:50:45.767Z",
+      "updatedAt": "2026-12-01T18:50:45.767Z"
     }
   },
   "getMonitoredGroup": {
@@ -442,9 +462,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "redisSlotRangeStart": null,
           "redisSlotRangeEnd": null,
           "streamLength": 2,
-          "firstRecordId": "1796149810348-0",
-          "lastRecordId": "1796149810348-1",
-          "lastGeneratedId": "1796149810348-1",
+          "firstRecordId": "1796151045715-0",
+          "lastRecordId": "1796151045716-0",
+          "lastGeneratedId": "1796151045716-0",
           "groupLastDeliveredId": "0-0",
           "consumerLastDeliveredId": null,
           "consumerLastAckedId": null,
@@ -469,9 +489,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "redisSlotRangeStart": null,
           "redisSlotRangeEnd": null,
           "streamLength": 2,
-          "firstRecordId": "1796149810348-0",
-          "lastRecordId": "1796149810348-1",
-          "lastGeneratedId": "1796149810348-1",
+          "firstRecordId": "1796151045715-0",
+          "lastRecordId": "1796151045716-0",
+          "lastGeneratedId": "1796151045716-0",
           "groupLastDeliveredId": "0-0",
           "consumerLastDeliveredId": null,
           "consumerLastAckedId": null,
@@ -496,9 +516,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "redisSlotRangeStart": null,
           "redisSlotRangeEnd": null,
           "streamLength": 1,
-          "firstRecordId": "1796149810348-0",
-          "lastRecordId": "1796149810348-0",
-          "lastGeneratedId": "1796149810348-0",
+          "firstRecordId": "1796151045716-0",
+          "lastRecordId": "1796151045716-0",
+          "lastGeneratedId": "1796151045716-0",
           "groupLastDeliveredId": "0-0",
           "consumerLastDeliveredId": null,
           "consumerLastAckedId": null,
@@ -523,9 +543,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "redisSlotRangeStart": null,
           "redisSlotRangeEnd": null,
           "streamLength": 1,
-          "firstRecordId": "1796149810348-0",
-          "lastRecordId": "1796149810348-0",
-          "lastGeneratedId": "1796149810348-0",
+          "firstRecordId": "1796151045716-0",
+          "lastRecordId": "1796151045716-0",
+          "lastGeneratedId": "1796151045716-0",
           "groupLastDeliveredId": "0-0",
           "consumerLastDeliveredId": null,
           "consumerLastAckedId": null,
@@ -734,8 +754,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "revokingShardCount": 0,
         "runtimeMaxConcurrency": 4,
         "activeConsumerWorkers": 0,
-        "lastHeartbeatAt": "2026-12-01T18:30:10.345Z",
-        "memberLeaseExpiresAt": "2026-12-01T18:30:25.345Z"
+        "lastHeartbeatAt": "2026-12-01T18:50:45.711Z",
+        "memberLeaseExpiresAt": "2026-12-01T18:51:00.711Z"
       },
       {
         "streamPrefix": "orders",
@@ -749,8 +769,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "revokingShardCount": 0,
         "runtimeMaxConcurrency": 4,
         "activeConsumerWorkers": 0,
-        "lastHeartbeatAt": "2026-12-01T18:30:10.346Z",
-        "memberLeaseExpiresAt": "2026-12-01T18:30:25.346Z"
+        "lastHeartbeatAt": "2026-12-01T18:50:45.713Z",
+        "memberLeaseExpiresAt": "2026-12-01T18:51:00.713Z"
       }
     ]
   },
@@ -770,15 +790,15 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "shardSelector": "all",
         "shardLabel": ":0",
         "streamKey": "orders:0",
-        "recordId": "1796149810348-1",
+        "recordId": "1796151045716-0",
         "payload": null,
         "fieldsJson": "{\"orderId\":\"o-1004\",\"amount\":\"24\"}",
         "pageDirection": "BACKWARD",
         "pageLimit": 2,
-        "pageNextCursor": "all:0=1796149810348-1,1=1796149810348-1",
+        "pageNextCursor": "all:0=1796151045716-0,1=1796151045716-0",
         "pageTotalMessages": 6,
-        "recordTimestampMs": 1796149810348,
-        "recordTime": "2026-12-01T18:30:10.348Z"
+        "recordTimestampMs": 1796151045716,
+        "recordTime": "2026-12-01T18:50:45.716Z"
       },
       {
         "streamPrefix": "orders",
@@ -787,15 +807,15 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "shardSelector": "all",
         "shardLabel": ":1",
         "streamKey": "orders:1",
-        "recordId": "1796149810348-1",
+        "recordId": "1796151045716-0",
         "payload": null,
         "fieldsJson": "{\"orderId\":\"o-1005\",\"amount\":\"25\"}",
         "pageDirection": "BACKWARD",
         "pageLimit": 2,
-        "pageNextCursor": "all:0=1796149810348-1,1=1796149810348-1",
+        "pageNextCursor": "all:0=1796151045716-0,1=1796151045716-0",
         "pageTotalMessages": 6,
-        "recordTimestampMs": 1796149810348,
-        "recordTime": "2026-12-01T18:30:10.348Z"
+        "recordTimestampMs": 1796151045716,
+        "recordTime": "2026-12-01T18:50:45.716Z"
       }
     ]
   },
@@ -842,9 +862,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "redisSlotRangeStart": null,
         "redisSlotRangeEnd": null,
         "streamLength": 2,
-        "firstRecordId": "1796149810348-0",
-        "lastRecordId": "1796149810348-1",
-        "lastGeneratedId": "1796149810348-1",
+        "firstRecordId": "1796151045715-0",
+        "lastRecordId": "1796151045716-0",
+        "lastGeneratedId": "1796151045716-0",
         "groupLastDeliveredId": "0-0",
         "consumerLastDeliveredId": null,
         "consumerLastAckedId": null,
@@ -874,9 +894,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "redisSlotRangeStart": null,
         "redisSlotRangeEnd": null,
         "streamLength": 2,
-        "firstRecordId": "1796149810348-0",
-        "lastRecordId": "1796149810348-1",
-        "lastGeneratedId": "1796149810348-1",
+        "firstRecordId": "1796151045715-0",
+        "lastRecordId": "1796151045716-0",
+        "lastGeneratedId": "1796151045716-0",
         "groupLastDeliveredId": "0-0",
         "consumerLastDeliveredId": null,
         "consumerLastAckedId": null,
@@ -906,9 +926,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "redisSlotRangeStart": null,
         "redisSlotRangeEnd": null,
         "streamLength": 1,
-        "firstRecordId": "1796149810348-0",
-        "lastRecordId": "1796149810348-0",
-        "lastGeneratedId": "1796149810348-0",
+        "firstRecordId": "1796151045716-0",
+        "lastRecordId": "1796151045716-0",
+        "lastGeneratedId": "1796151045716-0",
         "groupLastDeliveredId": "0-0",
         "consumerLastDeliveredId": null,
         "consumerLastAckedId": null,
@@ -938,9 +958,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "redisSlotRangeStart": null,
         "redisSlotRangeEnd": null,
         "streamLength": 1,
-        "firstRecordId": "1796149810348-0",
-        "lastRecordId": "1796149810348-0",
-        "lastGeneratedId": "1796149810348-0",
+        "firstRecordId": "1796151045716-0",
+        "lastRecordId": "1796151045716-0",
+        "lastGeneratedId": "1796151045716-0",
         "groupLastDeliveredId": "0-0",
         "consumerLastDeliveredId": null,
         "consumerLastAckedId": null,
@@ -1117,8 +1137,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
             }
           ],
           "revoking": [],
-          "lastHeartbeatAt": "2026-12-01T18:30:10.345Z",
-          "memberLeaseExpiresAt": "2026-12-01T18:30:25.345Z",
+          "lastHeartbeatAt": "2026-12-01T18:50:45.711Z",
+          "memberLeaseExpiresAt": "2026-12-01T18:51:00.711Z",
           "rebalanceTimeoutMs": 60000,
           "rebalanceDeadlineAt": null,
           "shardProgress": []
@@ -1148,8 +1168,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
             }
           ],
           "revoking": [],
-          "lastHeartbeatAt": "2026-12-01T18:30:10.346Z",
-          "memberLeaseExpiresAt": "2026-12-01T18:30:25.346Z",
+          "lastHeartbeatAt": "2026-12-01T18:50:45.713Z",
+          "memberLeaseExpiresAt": "2026-12-01T18:51:00.713Z",
           "rebalanceTimeoutMs": 60000,
           "rebalanceDeadlineAt": null,
           "shardProgress": []
@@ -1181,7 +1201,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     "response": {
       "accessToken": "rsc1.eyJzdWIiOiJhZG1pbiJ9.c2lnbmF0dXJl",
       "tokenType": "Bearer",
-      "expiresAt": "2026-12-08T18:30:10.000Z",
+      "expiresAt": "2026-12-08T18:50:45.000Z",
       "expiresInSeconds": 604800,
       "roles": [
         "ADMIN",
@@ -1196,19 +1216,19 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     "params": {
       "streamPrefix": "orders",
       "consumerGroup": "billing",
-      "reshardingId": "reshard-5a47a7bc-e67b-419b-95b0-d383488a43fc"
+      "reshardingId": "reshard-14c92a9c-7582-4864-8fe3-7333d6a8fa53"
     },
     "request": {
       "requestedBy": "ops@example.com",
       "reason": "traffic back to normal"
     },
     "response": {
-      "reshardingId": "reshard-5a47a7bc-e67b-419b-95b0-d383488a43fc",
+      "reshardingId": "reshard-14c92a9c-7582-4864-8fe3-7333d6a8fa53",
       "fromShardCount": 4,
       "toShardCount": 6,
       "state": "ROLLED_BACK",
-      "createdAt": "2026-12-01T18:30:10.383Z",
-      "updatedAt": "2026-12-01T18:30:10.393Z"
+      "createdAt": "2026-12-01T18:50:45.767Z",
+      "updatedAt": "2026-12-01T18:50:45.787Z"
     }
   },
   "scaleGroup": {
@@ -1222,12 +1242,12 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       "reason": "audit reader falls behind"
     },
     "response": {
-      "reshardingId": "reshard-81355bcd-efcd-4336-a896-fb5605f9d4a4",
+      "reshardingId": "reshard-49ae1b87-70d1-4e24-aa3b-ce288503743d",
       "fromShardCount": 4,
       "toShardCount": 5,
       "state": "ACTIVE",
-      "createdAt": "2026-12-01T18:30:10.397Z",
-      "updatedAt": "2026-12-01T18:30:10.397Z"
+      "createdAt": "2026-12-01T18:50:45.791Z",
+      "updatedAt": "2026-12-01T18:50:45.791Z"
     }
   },
   "scaleStream": {
@@ -1248,20 +1268,20 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       ],
       "migrations": [
         {
-          "reshardingId": "reshard-5a47a7bc-e67b-419b-95b0-d383488a43fc",
+          "reshardingId": "reshard-14c92a9c-7582-4864-8fe3-7333d6a8fa53",
           "fromShardCount": 4,
           "toShardCount": 6,
           "state": "ACTIVE",
-          "createdAt": "2026-12-01T18:30:10.383Z",
-          "updatedAt": "2026-12-01T18:30:10.383Z"
+          "createdAt": "2026-12-01T18:50:45.767Z",
+          "updatedAt": "2026-12-01T18:50:45.767Z"
         },
         {
-          "reshardingId": "reshard-5a47a7bc-e67b-419b-95b0-d383488a43fc",
+          "reshardingId": "reshard-14c92a9c-7582-4864-8fe3-7333d6a8fa53",
           "fromShardCount": 4,
           "toShardCount": 6,
           "state": "ACTIVE",
-          "createdAt": "2026-12-01T18:30:10.383Z",
-          "updatedAt": "2026-12-01T18:30:10.383Z"
+          "createdAt": "2026-12-01T18:50:45.767Z",
+          "updatedAt": "2026-12-01T18:50:45.767Z"
         }
       ]
     }

@@ -1,5 +1,6 @@
 /**
- * Group lifecycle routes: create stream, create/get/delete group (PROTOCOL §2.1–2.4).
+ * Stream and group lifecycle routes: create stream, create/get/delete group (PROTOCOL §2.1–2.4),
+ * and the additive stream delete.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
@@ -85,6 +86,27 @@ export const ADMIN_ROUTES = {
     success: { status: 200, description: 'The deleted group', body: { component: 'GroupResponse' } },
     errors: [...ADMIN_ERRORS, 'GROUP_NOT_FOUND', 'GROUP_HAS_ACTIVE_MEMBERS'],
   }),
+  deleteStream: apiRoute({
+    method: 'delete',
+    path: STREAM,
+    operationId: 'deleteStream',
+    tag: 'Streams and groups',
+    summary: 'Delete a stream: its groups’ metadata and the shard keys the coordinator created',
+    description:
+      'Additive. Without `force` nothing is lost: refused (409 `GROUP_HAS_ACTIVE_MEMBERS`) while any group has a live member, and (409 `STREAM_NOT_DRAINED`) while a shard holds an entry some consumer group has not read and acknowledged — each shard key is re-checked and deleted in one script, so a late write keeps it and the stream stays. With `force` the shard keys are deleted whatever they hold. A key that is not a stream is never touched; with provisioning off no key is deleted (`keptShardKeys` says why). Afterwards the same name can be created again.',
+    access: 'ADMIN',
+    rateLimit: 'stream',
+    params: z.object({ streamPrefix: streamPrefixSchema }),
+    body: { component: 'DeleteStreamRequest', required: true },
+    success: { status: 200, description: 'What was deleted', body: { component: 'StreamDeleteResponse' } },
+    errors: [
+      ...ADMIN_ERRORS,
+      'STREAM_NOT_FOUND',
+      'GROUP_HAS_ACTIVE_MEMBERS',
+      'STREAM_NOT_DRAINED',
+      'REDIS_NOT_CONFIGURED',
+    ],
+  }),
 };
 
 /** Rejects a shard count above the configured maximum before the coordinator sees it. */
@@ -139,6 +161,17 @@ export function adminRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
       force: body.force ?? false,
     });
     return c.json(groupView(snapshot), 200);
+  });
+
+  app.openapi(r.deleteStream.route, async (c) => {
+    const { streamPrefix } = c.req.valid('param');
+    const body = await validBody(c, r.deleteStream, config.maxBodyBytes);
+    const deleted = await coordinator.deleteStream(streamPrefix, {
+      requestedBy: body.requestedBy,
+      reason: body.reason,
+      force: body.force ?? false,
+    });
+    return c.json(deleted, 200);
   });
 
   return app;

@@ -5,6 +5,7 @@
 import { LOAD_LAYOUT1 } from '../layout1.js';
 import { ACQUIRE_LOCK } from './acquire-lock.js';
 import { COMMIT } from './commit.js';
+import { DELETE_SHARD } from './delete-shard.js';
 import { ASSIGNMENT_READ, DUE_READ, MEMBERS_READ } from './group-reads.js';
 import { LOAD } from './load.js';
 import type { LuaScript } from './lua-script.js';
@@ -38,6 +39,7 @@ export const SCRIPTS = {
   'register-stream': REGISTER_STREAM,
   'shard-evidence': SHARD_EVIDENCE,
   'retire-shard': RETIRE_SHARD,
+  'delete-shard': DELETE_SHARD,
 } as const satisfies Record<string, LuaScript>;
 
 /** Name of one script of `SCRIPTS`. */

@@ -1,0 +1,124 @@
+/**
+ * `DELETE /streams/{p}` (issue 15.4): the stream, every group's coordination metadata, and the
+ * shard keys the coordinator created — so the same name can be created again (until now only
+ * `redis-cli DEL` freed it: deleting the last group left the keys behind).
+ *
+ * Without `force` nothing is lost: it is refused while a group has a live member (409
+ * GROUP_HAS_ACTIVE_MEMBERS) or while a shard holds an entry some group has not read and
+ * acknowledged (409 STREAM_NOT_DRAINED; each key is re-checked and deleted in one script, so a
+ * late XADD keeps it). With `force` the shard keys go whatever they hold. A key that is not a
+ * stream is never touched, and with provisioning off the operator owns the keys: none is deleted.
+ *
+ * Keys are deleted before the metadata, under the stream's mutex: a failure part-way leaves the
+ * stream in place with fewer keys, and the same request again finishes the job.
+ */
+import type { DeleteStreamInput, StreamDeletion } from '../coordinator-api.js';
+import { drainVerdict } from '../core/drain-evidence.js';
+import { CoordinatorError } from '../core/errors.js';
+import { observedAt } from '../core/group-view.js';
+import { consumableShards, isLive, type StreamDoc } from '../core/model.js';
+import { runCritical } from '../store/critical-section.js';
+import { shardKey } from '../store/keys.js';
+import type { StreamSnapshot } from '../store/store.js';
+import { audit, checkNames } from './admin.js';
+import { type Ctx, criticalOptions } from './context.js';
+
+/** Keys named in a refusal at most. */
+const NAMED = 5;
+
+/** `DELETE /streams/{p}`. */
+export async function deleteStream(
+  ctx: Ctx,
+  prefix: string,
+  input: DeleteStreamInput,
+): Promise<StreamDeletion> {
+  checkNames(prefix, prefix);
+  const result = await runCritical(
+    ctx.store,
+    prefix,
+    'all',
+    criticalOptions(ctx, ctx.config.lockWaitMs),
+    async (s) => {
+      if (!s) throw new CoordinatorError('STREAM_NOT_FOUND', `stream "${prefix}" not found`);
+      if (!input.force) refuseLiveMembers(s, prefix, ctx.now());
+      const keys = await deleteShardKeys(ctx, s.stream, input.force);
+      const groups = [...s.stream.groups];
+      return {
+        commit: { stream: null, groups: groups.map((name) => ({ name, delete: true, ops: [] })) },
+        result: { streamPrefix: prefix, deletedGroups: groups, ...keys },
+      };
+    },
+  );
+  audit(ctx, 'stream deleted', prefix, '*', input, {
+    force: input.force,
+    deletedShardKeys: result.deletedShardKeys.length,
+    keptShardKeys: result.keptShardKeys.length,
+  });
+  return result;
+}
+
+function refuseLiveMembers(s: StreamSnapshot, prefix: string, now: number): void {
+  const live: string[] = [];
+  for (const name of s.stream.groups) {
+    const group = s.groups[name];
+    if (!group) continue;
+    const seen = observedAt(group, now);
+    for (const m of Object.values(seen.members)) if (isLive(m.state)) live.push(`${name}/${m.memberId}`);
+  }
+  if (live.length === 0) return;
+  throw new CoordinatorError(
+    'GROUP_HAS_ACTIVE_MEMBERS',
+    `stream "${prefix}" has ${live.length} live member(s) (${named(live)}); pass force=true to delete anyway`,
+  );
+}
+
+/** Deletes the stream's shard keys (current shards and removed ones not yet retired). */
+async function deleteShardKeys(
+  ctx: Ctx,
+  stream: StreamDoc,
+  force: boolean,
+): Promise<Pick<StreamDeletion, 'deletedShardKeys' | 'keptShardKeys'>> {
+  const keys = consumableShards(stream).map((i) => shardKey(stream.streamPrefix, i));
+  if (!ctx.config.provisioning) {
+    const reason = 'provisioning is off (COORDINATOR_PROVISIONING=false): the operator owns the shard keys';
+    return { deletedShardKeys: [], keptShardKeys: keys.map((streamKey) => ({ streamKey, reason })) };
+  }
+  const { store } = ctx;
+  if (!store.retireShard || !store.deleteShard) {
+    throw new CoordinatorError('REDIS_NOT_CONFIGURED', 'this store cannot delete shard keys');
+  }
+  const deleted: string[] = [];
+  const kept: StreamDeletion['keptShardKeys'] = [];
+  const refused: string[] = [];
+  for (const key of keys) {
+    if (force) {
+      const done = await store.deleteShard(key);
+      if (done === 'deleted') deleted.push(key);
+      else if (done === 'not-a-stream')
+        kept.push({ streamKey: key, reason: 'not a stream: not ours to delete' });
+      continue;
+    }
+    const outcome = await store.retireShard(key, stream.groups);
+    if (outcome.kind === 'deleted') deleted.push(key);
+    else if (outcome.kind === 'refused') {
+      refused.push(`"${key}": ${drainVerdict(outcome.reading, stream.groups).reason}`);
+    } else if (outcome.kind === 'error') {
+      throw new CoordinatorError(
+        'REDIS_UNAVAILABLE',
+        `could not delete shard key "${key}"; retry the request`,
+      );
+    }
+  }
+  if (refused.length > 0) {
+    throw new CoordinatorError(
+      'STREAM_NOT_DRAINED',
+      `stream "${stream.streamPrefix}" still holds entries not every group has read and acknowledged: ${named(refused)}; nothing was lost (${deleted.length} drained shard key(s) deleted, the stream is kept); consume them first or pass force=true`,
+    );
+  }
+  return { deletedShardKeys: deleted, keptShardKeys: kept };
+}
+
+function named(items: readonly string[]): string {
+  const more = items.length > NAMED ? ` and ${items.length - NAMED} more` : '';
+  return `${items.slice(0, NAMED).join(', ')}${more}`;
+}
