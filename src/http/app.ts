@@ -15,6 +15,7 @@ import { adminRoutes } from './routes/admin.js';
 import { consoleRoutes } from './routes/console.js';
 import { docsRoutes } from './routes/docs.js';
 import { grafanaRoutes } from './routes/grafana.js';
+import { lagRoutes } from './routes/lag.js';
 import { memberRoutes } from './routes/members.js';
 import { messagesRoutes } from './routes/messages.js';
 import { migrationRoutes } from './routes/migrations.js';
@@ -78,6 +79,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', memberRoutes(d));
   app.route('/', monitoringRoutes(d));
   app.route('/', offsetsRoutes(d));
+  app.route('/', lagRoutes(d));
   app.route('/', messagesRoutes(d));
   app.route('/', grafanaRoutes(d));
   app.route('/', scaleRoutes(d));

@@ -11,7 +11,7 @@ import { shardKey } from '../store/keys.js';
 
 /** One shard of a group's lag. */
 export interface ShardLag {
-  shard: number;
+  shardIndex: number;
   streamKey: string;
   /** `XLEN` (0 when the key is missing). */
   streamLength: number;
@@ -44,7 +44,7 @@ export interface GroupLag {
   /** Shards whose lag Redis could not tell (excluded from `totalLag`). */
   lagUnknownShards: number;
   /** When it was read, epoch ms. */
-  readAt: number;
+  readAtMs: number;
   shards: ShardLag[];
 }
 
@@ -66,7 +66,7 @@ export function shardLag(
   const g = reading ? groupOf(reading, group) : null;
   const oldest = idMillis(oldestPendingId);
   return {
-    shard,
+    shardIndex: shard,
     streamKey: reading?.streamKey ?? '',
     streamLength: reading?.stream?.length ?? 0,
     lag: g?.lag ?? null,
@@ -105,7 +105,7 @@ export function groupLag(
     totalPending,
     oldestPendingAgeMs: oldest,
     lagUnknownShards: unknown,
-    readAt,
+    readAtMs: readAt,
     shards,
   };
 }

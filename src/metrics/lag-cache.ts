@@ -91,7 +91,7 @@ export class LagCache {
     for (const lag of results.flat()) {
       const key = `${lag.streamPrefix}\u0000${lag.consumerGroup}`;
       const map = this.shards.get(key) ?? new Map<number, ShardLag>();
-      for (const s of lag.shards) map.set(s.shard, s);
+      for (const s of lag.shards) map.set(s.shardIndex, s);
       this.shards.set(key, map);
     }
     this.lastReadShards = take;

@@ -119,7 +119,7 @@ export function fillReferenceState(
     for (const s of lag?.shards ?? []) {
       const sl = other
         ? { ...labels, shard: OTHER_LABEL, stream_key: OTHER_LABEL }
-        : { ...labels, shard: String(s.shard), stream_key: s.streamKey };
+        : { ...labels, shard: String(s.shardIndex), stream_key: s.streamKey };
       put(m.shardLength, sl, s.streamLength, 'sum');
       put(m.shardPending, sl, s.pending, 'sum');
       if (s.lag !== null) put(m.shardLag, sl, s.lag, 'sum');
