@@ -19,6 +19,7 @@ export interface GroupLabels {
 /** Up to `max` stream/group pairs with their own labels. */
 export class LabelBudget {
   private readonly admitted = new Set<string>();
+  private readonly streams = new Set<string>();
   private overflowed = 0;
 
   constructor(readonly max: number) {}
@@ -29,6 +30,7 @@ export class LabelBudget {
     if (this.admitted.has(key)) return { stream, group };
     if (this.admitted.size < this.max) {
       this.admitted.add(key);
+      this.streams.add(stream);
       return { stream, group };
     }
     this.overflowed++;
@@ -40,6 +42,14 @@ export class LabelBudget {
     return this.admitted.has(`${stream}\u0000${group}`)
       ? { stream, group }
       : { stream: OTHER_LABEL, group: OTHER_LABEL };
+  }
+
+  /**
+   * Labels of a request about a whole stream (no group): `stream` when one of its groups holds a
+   * slot, else `_other`; the group label is `none`. Stream-level requests never take a slot.
+   */
+  streamOnly(stream: string): GroupLabels {
+    return { stream: this.streams.has(stream) ? stream : OTHER_LABEL, group: NONE_LABEL };
   }
 
   /** Pairs admitted so far. */

@@ -221,8 +221,8 @@ export class ReferenceMetrics {
 
   /** A succeeded request proves its stream/group exists and may take a slot; a refused one may not. */
   private requestLabels(stream: string, group: string | undefined, status: number) {
-    const grp = group ?? NONE_LABEL;
-    return status < 400 ? this.budget.admit(stream, grp) : this.budget.lookup(stream, grp);
+    if (group === undefined) return this.budget.streamOnly(stream);
+    return status < 400 ? this.budget.admit(stream, group) : this.budget.lookup(stream, group);
   }
 
   /** Records what the coordinator reports (its `onEvent` hook). */
