@@ -12,11 +12,13 @@ import type { CoordinatorConfig } from '../src/config.js';
 import { Coordinator } from '../src/coordinator.js';
 import { createApp } from '../src/http/app.js';
 import { CoordinatorMetrics } from '../src/metrics/coordinator-metrics.js';
+import { LagCache } from '../src/metrics/lag-cache.js';
 import { IoredisInspector } from '../src/store/ioredis-inspector.js';
 import { createIoredisClient, IoredisStore } from '../src/store/ioredis-store.js';
 import { requestCounter } from '../src/store/request-counter.js';
 import { createLogger, type LogFn } from './logger.js';
 import { enforceOpenMode } from './open-mode.js';
+import { registerProcessMetrics } from './process-metrics.js';
 import { redisEndpoint } from './redact.js';
 import { startSweepLoop } from './sweep-loop.js';
 
@@ -61,7 +63,12 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   client.on('error', redisError);
   if (client instanceof Cluster) client.on('node error', redisError);
   // Metrics subscribe to the coordinator's events (heartbeats, commits, mutex attempts, sweeps).
-  const metrics = new CoordinatorMetrics({ version: VERSION });
+  const metrics = new CoordinatorMetrics({
+    version: VERSION,
+    reference: { coordinatorId: config.coordinatorId, maxGroups: config.metricsMaxGroups },
+  });
+  registerProcessMetrics(metrics.registry);
+  if (metrics.reference) registerProcessMetrics(metrics.reference.registry);
   // Counted so a sweep can report (and, given maxCalls, budget) its Redis round trips.
   const requests = requestCounter();
   const store = new IoredisStore(client, {
@@ -79,6 +86,12 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   metrics.watchGroups(() => coordinator.listGroups());
   let terminating = false;
   const inspector = new IoredisInspector(client);
+  const lag = new LagCache({
+    inspector,
+    refreshMs: config.metricsLagRefreshMs,
+    maxShards: config.metricsLagMaxShards,
+  });
+  metrics.watchReference(() => coordinator.listGroups(), lag);
   const app = createApp({
     coordinator,
     config,

@@ -152,6 +152,15 @@ export const configSchema = z
     COORDINATOR_DEV_REDIS: bool.default(true),
     /** Node: serve `GET /metrics` without credentials (it needs READ otherwise). @default false */
     COORDINATOR_METRICS_PUBLIC: bool.default(false),
+    /**
+     * Node: stream/group pairs that get their own labels on `/actuator/prometheus`; series of
+     * any further pair are summed under `stream="_other",group="_other"`. @default 100
+     */
+    COORDINATOR_METRICS_MAX_GROUPS: intIn(1, 10_000).default(100),
+    /** Node: the lag gauges are read from Redis at most once per this many ms (cached in between). @default 10000 */
+    COORDINATOR_METRICS_LAG_REFRESH_MS: msIn(0, 3_600_000).default(10_000),
+    /** Node: shard streams read per lag refresh; larger namespaces are covered over several refreshes. @default 256 */
+    COORDINATOR_METRICS_LAG_MAX_SHARDS: intIn(1, 100_000).default(256),
     /** `debug`, `info`, `warn` or `error`. @default 'info' */
     LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   })
@@ -222,6 +231,12 @@ export interface CoordinatorConfig {
   devRedis: boolean;
   /** COORDINATOR_METRICS_PUBLIC: `/metrics` answers without credentials. */
   metricsPublic: boolean;
+  /** COORDINATOR_METRICS_MAX_GROUPS: stream/group pairs labelled on `/actuator/prometheus`. */
+  metricsMaxGroups: number;
+  /** COORDINATOR_METRICS_LAG_REFRESH_MS: least time between two Redis reads of the lag gauges. */
+  metricsLagRefreshMs: number;
+  /** COORDINATOR_METRICS_LAG_MAX_SHARDS: shard streams read per lag refresh. */
+  metricsLagMaxShards: number;
   /** LOG_LEVEL. */
   logLevel: (typeof LOG_LEVELS)[number];
 }
@@ -277,6 +292,9 @@ export function parseConfig(env: Record<string, string | undefined>): Coordinato
     redisExplicit: c.REDIS_URL !== undefined || c.REDIS_CLUSTER_NODES.length > 0,
     devRedis: c.COORDINATOR_DEV_REDIS,
     metricsPublic: c.COORDINATOR_METRICS_PUBLIC,
+    metricsMaxGroups: c.COORDINATOR_METRICS_MAX_GROUPS,
+    metricsLagRefreshMs: c.COORDINATOR_METRICS_LAG_REFRESH_MS,
+    metricsLagMaxShards: c.COORDINATOR_METRICS_LAG_MAX_SHARDS,
     logLevel: c.LOG_LEVEL,
   };
 }

@@ -20,8 +20,14 @@ export type HeartbeatPath = 'fast' | 'full';
 
 /** What the coordinator reports as it works (metrics subscribe through `onEvent`). */
 export type CoordinatorEvent =
-  /** A heartbeat answered (status), or refused (the error code). */
-  | { type: 'heartbeat'; status: HeartbeatStatus | string; path: HeartbeatPath }
+  /** A heartbeat answered (status), or refused (the error code), for the group it addressed. */
+  | {
+      type: 'heartbeat';
+      status: HeartbeatStatus | string;
+      path: HeartbeatPath;
+      streamPrefix?: string;
+      consumerGroup?: string;
+    }
   /** A steady heartbeat tried the fast path. */
   | { type: 'fast-path'; hit: boolean }
   /** A checked commit applied, or was refused because what it was decided on changed. */

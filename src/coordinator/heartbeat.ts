@@ -88,14 +88,21 @@ export async function heartbeat(
     if (fastKey !== null) ctx.emit({ type: 'fast-path', hit: r.kind === 'fast' });
     fastKey = null;
     if (r.kind === 'fast') {
-      ctx.emit({ type: 'heartbeat', status: r.response.status, path: 'fast' });
+      ctx.emit({
+        type: 'heartbeat',
+        status: r.response.status,
+        path: 'fast',
+        streamPrefix: prefix,
+        consumerGroup: group,
+      });
       return r.response;
     }
     if (r.kind === 'layout-1') {
       await upgradeStream(ctx, prefix);
       continue;
     }
-    if (r.kind !== 'view') return answered(ctx, decideHeartbeat(null, input, ctx.protocol, now).response);
+    if (r.kind !== 'view')
+      return answered(ctx, prefix, group, decideHeartbeat(null, input, ctx.protocol, now).response);
     // Before any maintenance: a refused request writes nothing (the decision checks again).
     refuseSharedMemberId(r.member?.record ?? null, input, now);
 
@@ -117,7 +124,8 @@ export async function heartbeat(
     // Only a join pays for the member quota (steady heartbeats are answered before this).
     refuseJoinBeyondLimit(decision.joined === true, id, r.liveMembers, ctx.config.maxMembersPerGroup);
     const plan = heartbeatPlan(ctx, prefix, group, r, decision, view, input, now);
-    if (!plan) return answered(ctx, underHold(decision.response, r.header, input.ownedShards, now));
+    if (!plan)
+      return answered(ctx, prefix, group, underHold(decision.response, r.header, input.ownedShards, now));
     const res = await ctx.store.commit(plan);
     ctx.emit({ type: 'commit', ok: res.ok, scope: 'member' });
     if (!res.ok) {
@@ -145,7 +153,7 @@ export async function heartbeat(
         : coalesced({ ...decision, response }, after, ctx, r.liveMembers, now);
     }
     if (r.head.resharding && passDue(r, decision, now)) await hooks.reshardingTouched(prefix, now);
-    return answered(ctx, underHold(response, r.header, input.ownedShards, now));
+    return answered(ctx, prefix, group, underHold(response, r.header, input.ownedShards, now));
   }
   throw new CoordinatorError(
     'STATE_VERSION_CONFLICT',
@@ -183,8 +191,14 @@ function passDue(r: MemberReadView, decision: MemberDecision, now: number): bool
   return r.head.watched.some((s) => before.get(s) !== after.get(s));
 }
 
-function answered(ctx: Ctx, response: HeartbeatOutput): HeartbeatOutput {
-  ctx.emit({ type: 'heartbeat', status: response.status, path: 'full' });
+function answered(ctx: Ctx, prefix: string, group: string, response: HeartbeatOutput): HeartbeatOutput {
+  ctx.emit({
+    type: 'heartbeat',
+    status: response.status,
+    path: 'full',
+    streamPrefix: prefix,
+    consumerGroup: group,
+  });
   return response;
 }
 

@@ -143,6 +143,8 @@ export class Coordinator implements CoordinatorApi {
         type: 'heartbeat',
         status: isCoordinatorError(err) ? err.code : 'INTERNAL_ERROR',
         path: 'full',
+        streamPrefix: prefix,
+        consumerGroup: group,
       });
       throw err;
     }

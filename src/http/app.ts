@@ -1,18 +1,21 @@
 /**
  * The HTTP app: `/coord/v1` routes and the actuator, built from injected dependencies only.
  */
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import { METRICS_PATH, metricsRoutes, requestMetrics } from '../metrics/http-metrics.js';
+import { REFERENCE_METRICS_PATH, type RequestInfo } from '../metrics/reference-metrics.js';
 import { createAuth } from './auth/mount.js';
 import { type AppDeps, type AppEnv, resolveDeps } from './context.js';
 import { createErrorHandler, methodNotAllowedResponse, notFoundHandler } from './errors.js';
 import { openModeGuard } from './open-mode-guard.js';
+import { matchRoute } from './route-table.js';
 import { actuatorRoutes } from './routes/actuator.js';
 import { adminRoutes } from './routes/admin.js';
 import { consoleRoutes } from './routes/console.js';
 import { docsRoutes } from './routes/docs.js';
 import { grafanaRoutes } from './routes/grafana.js';
+import { lagRoutes } from './routes/lag.js';
 import { memberRoutes } from './routes/members.js';
 import { messagesRoutes } from './routes/messages.js';
 import { migrationRoutes } from './routes/migrations.js';
@@ -27,6 +30,17 @@ export type { AppDeps, AppEnv, Logger, LogLevel } from './context.js';
 /** Base path of the wire protocol. */
 export const API_BASE = '/coord/v1';
 
+/** The declaration a request matched and the stream/group its path names (the reference's API labels). */
+function requestInfo(c: Context): RequestInfo {
+  const m = matchRoute(c.req.method, c.req.path);
+  if (!m) return { declaredPath: null };
+  return {
+    declaredPath: m.route.path,
+    streamPrefix: m.params.streamPrefix,
+    consumerGroup: m.params.consumerGroup,
+  };
+}
+
 /** Builds the Hono app serving `/coord/v1` and `/actuator` from `deps` (no globals). */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const d = resolveDeps(deps);
@@ -38,7 +52,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     c.res.headers.set('x-content-type-options', 'nosniff');
   });
   // First, so request metrics time everything after it (authentication included).
-  if (d.metrics) app.use(requestMetrics(d.metrics));
+  if (d.metrics) app.use(requestMetrics(d.metrics, requestInfo));
   app.use(async (c, next) => {
     c.set('now', d.now());
     await next();
@@ -54,7 +68,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // Operations that may answer COORDINATOR_TERMINATING refuse while the process drains.
   app.use(`${API_BASE}/*`, terminatingGuard(d.terminating));
   // `/metrics` needs READ like the monitoring routes, unless the deployment serves it publicly.
-  if (d.metrics && !d.metricsPublic) app.use(METRICS_PATH, ...auth.middleware);
+  if (d.metrics && !d.metricsPublic) {
+    app.use(METRICS_PATH, ...auth.middleware);
+    app.use(REFERENCE_METRICS_PATH, ...auth.middleware);
+  }
   app.route('/', auth.routes);
 
   app.route('/', adminRoutes(d));
@@ -62,6 +79,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', memberRoutes(d));
   app.route('/', monitoringRoutes(d));
   app.route('/', offsetsRoutes(d));
+  app.route('/', lagRoutes(d));
   app.route('/', messagesRoutes(d));
   app.route('/', grafanaRoutes(d));
   app.route('/', scaleRoutes(d));

@@ -10,6 +10,7 @@ import {
   grafanaMessageRowSchema,
   grafanaOptionSchema,
   grafanaShardRowSchema,
+  groupLagResponseSchema,
   messagesPageSchema,
   offsetsResponseSchema,
 } from './openapi-monitoring-responses.js';
@@ -83,6 +84,7 @@ export const COMPONENTS = {
   HealthResponse: healthResponseSchema,
   CompatibilityResponse: compatibilityResponseSchema,
   StreamShardOffsetsResponse: offsetsResponseSchema,
+  GroupLagResponse: groupLagResponseSchema,
   StreamMessagesPageResponse: messagesPageSchema,
   GrafanaOption: grafanaOptionSchema,
   GrafanaGroupRow: grafanaGroupRowSchema,

@@ -175,3 +175,35 @@ export const grafanaMessageRowSchema = z.object({
   recordTimestampMs: nullableInt,
   recordTime: instant.nullable(),
 });
+
+/** One shard of `GroupLagResponse`. */
+export const shardLagSchema = z.object({
+  shardIndex: count,
+  streamKey: text,
+  streamLength: count,
+  lag: nullableInt.describe(
+    'XINFO GROUPS lag: entries not yet delivered to the group; null when Redis cannot tell',
+  ),
+  pending: count.describe('XINFO GROUPS pending: delivered, not acknowledged'),
+  entriesRead: nullableInt.describe('Redis ≥ 7'),
+  lastDeliveredId: nullableText,
+  oldestPendingId: nullableText.describe('smallest pending id (XPENDING summary)'),
+  oldestPendingAgeMs: nullableInt.describe(
+    'now minus the oldest pending id’s time; null when nothing is pending',
+  ),
+  memoryUsageBytes: nullableInt,
+  lastRecordId: nullableText,
+  lastGeneratedId: nullableText,
+});
+
+/** `GroupLagResponse`: KEDA's `metrics-api` scaler reads `totalLag`. */
+export const groupLagResponseSchema = z.object({
+  streamPrefix: text,
+  consumerGroup: text,
+  totalLag: count.describe('sum of the known shard lags (KEDA valueLocation: totalLag)'),
+  totalPending: count,
+  oldestPendingAgeMs: nullableInt.describe('largest over the shards; null when nothing is pending'),
+  lagUnknownShards: count.describe('shards whose lag Redis could not tell (left out of totalLag)'),
+  readAtMs: count.describe('when Redis was read, epoch ms'),
+  shards: z.array(shardLagSchema),
+});

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.js';
 import { METRICS_PATH } from '../metrics/http-metrics.js';
+import { REFERENCE_METRICS_PATH } from '../metrics/reference-metrics.js';
 import { type ApiRoute, honoPath, type SuccessBody, TAGS } from './api-route.js';
 
 export { honoPath } from './api-route.js';
@@ -88,7 +89,7 @@ function pathParameter(name: string): Record<string, unknown> {
 
 /** The role a route needs: `/coord/v1` follows its declared access; `/metrics` is READ unless public; the rest is open. */
 function roleOf(op: ApiRoute, metricsPublic: boolean): Role | null {
-  if (op.path === METRICS_PATH) return metricsPublic ? null : 'READ';
+  if (op.path === METRICS_PATH || op.path === REFERENCE_METRICS_PATH) return metricsPublic ? null : 'READ';
   if (!op.path.startsWith('/coord/v1/')) return null;
   return roleOfAccess(op.access, true);
 }

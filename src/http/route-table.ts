@@ -6,6 +6,7 @@
 import type { ApiRoute } from './api-route.js';
 import { ADMIN_ROUTES } from './routes/admin.js';
 import { GRAFANA_ROUTES } from './routes/grafana-api.js';
+import { LAG_ROUTES } from './routes/lag.js';
 import { MEMBER_ROUTES } from './routes/members.js';
 import { MESSAGES_ROUTES } from './routes/messages.js';
 import { MIGRATION_ROUTES } from './routes/migrations.js';
@@ -24,6 +25,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   MIGRATION_ROUTES,
   MONITORING_ROUTES,
   OFFSETS_ROUTES,
+  LAG_ROUTES,
   MESSAGES_ROUTES,
   GRAFANA_ROUTES,
   SERVICE_ROUTES,

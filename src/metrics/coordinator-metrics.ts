@@ -9,6 +9,9 @@ import type { CoordinatorEvent, HeartbeatPath, SweepCounts } from '../coordinato
 import type { GroupSnapshot } from '../coordinator-api.js';
 import { GROUP_STATES, groupGauges, MEMBER_STATES, MIGRATION_STATES } from './group-gauges.js';
 import type { HttpMetrics } from './http-metrics.js';
+import type { LagCache } from './lag-cache.js';
+import { ReferenceMetrics, type ReferenceMetricsOptions, type RequestInfo } from './reference-metrics.js';
+import { fillReferenceState } from './reference-state.js';
 import { MetricsRegistry } from './registry.js';
 
 /** Latency buckets (seconds) for HTTP requests: sub-millisecond fast path to multi-second lock waits. */
@@ -24,6 +27,8 @@ export interface CoordinatorMetricsOptions {
   clock?: () => number;
   /** Reported as `rsc_build_info{version}`. @default 'unknown' */
   version?: string;
+  /** Also record the reference's `redis_stream_coord_*` metrics (`GET /actuator/prometheus`). @default none */
+  reference?: Omit<ReferenceMetricsOptions, 'clock'>;
 }
 
 /** Every metric the coordinator exports, and the few ways to record them. */
@@ -129,10 +134,18 @@ export class CoordinatorMetrics implements HttpMetrics {
     labelNames: ['version'],
   });
 
+  /** The reference-named metrics, when asked for. */
+  readonly reference: ReferenceMetrics | null;
+
   constructor(opts: CoordinatorMetricsOptions = {}) {
     this.clock = opts.clock ?? (() => performance.now());
     this.buildInfo.set({ version: opts.version ?? 'unknown' }, 1);
+    this.reference = opts.reference ? new ReferenceMetrics({ ...opts.reference, clock: this.clock }) : null;
+    if (this.reference) this.renderReference = () => this.reference!.render();
   }
+
+  /** `GET /actuator/prometheus`: present only with the reference metrics. */
+  renderReference?: () => Promise<string>;
 
   /** Monotonic milliseconds, for measuring durations. */
   now(): number {
@@ -140,10 +153,11 @@ export class CoordinatorMetrics implements HttpMetrics {
   }
 
   /** Records one answered HTTP request. */
-  observeRequest(method: string, route: string, status: number, seconds: number): void {
+  observeRequest(method: string, route: string, status: number, seconds: number, info?: RequestInfo): void {
     const labels = { method, route, status: String(status) };
     this.httpRequests.inc(labels);
     this.httpDuration.observe(labels, seconds);
+    this.reference?.observeRequest(method, status, seconds, info ?? { declaredPath: null });
   }
 
   /** Records one heartbeat outcome (`status` is the heartbeat status or the refusal's error code). */
@@ -168,6 +182,7 @@ export class CoordinatorMetrics implements HttpMetrics {
 
   /** Records what the coordinator reports (its `onEvent` hook). */
   observeEvent(e: CoordinatorEvent): void {
+    this.reference?.observeEvent(e);
     if (e.type === 'heartbeat') this.observeHeartbeat(e.status, e.path);
     else if (e.type === 'fast-path') this.observeFastPath(e.hit);
     else if (e.type === 'commit') this.observeCommit(e.ok);
@@ -196,6 +211,30 @@ export class CoordinatorMetrics implements HttpMetrics {
     this.sweepStreams.inc(undefined, report.streams);
     this.sweepGroupsChanged.inc(undefined, report.groupsChanged);
     this.sweepSkippedBusy.inc(undefined, report.skippedBusy);
+  }
+
+  /**
+   * Fills the reference state and lag gauges at every `/actuator/prometheus` scrape: the
+   * metadata from `listGroups()`, the lag from `lag` (cached, bounded in Redis cost).
+   */
+  watchReference(listGroups: () => Promise<GroupSnapshot[]>, lag: LagCache | null, now = Date.now): void {
+    const ref = this.reference;
+    if (!ref) return;
+    const coordinator = ref.coordinatorId;
+    ref.registry.onCollect(async () => {
+      let snaps: GroupSnapshot[];
+      try {
+        snaps = await listGroups();
+      } catch {
+        ref.up.set({ coordinator }, 0);
+        fillReferenceState(ref, [], [], now());
+        return;
+      }
+      ref.up.set({ coordinator }, 1);
+      const lags = lag ? await lag.lags(snaps) : [];
+      fillReferenceState(ref, snaps, lags, now());
+      ref.lagReadAge.set({ coordinator }, lag?.readAt == null ? 0 : Math.max(0, (now() - lag.readAt) / 1000));
+    });
   }
 
   /** Fills the state gauges from `listGroups()` at every scrape. */

@@ -4,6 +4,7 @@
  */
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
+import { REFERENCE_METRICS_PATH, type RequestInfo } from './reference-metrics.js';
 import { PROMETHEUS_CONTENT_TYPE } from './registry.js';
 
 /** Path of the Prometheus scrape endpoint (outside `/coord/v1`, like the reference's actuator). */
@@ -16,10 +17,12 @@ export const UNMATCHED_ROUTE = 'unmatched';
 export interface HttpMetrics {
   /** Monotonic milliseconds. */
   now(): number;
-  /** Records one answered request. */
-  observeRequest(method: string, route: string, status: number, seconds: number): void;
+  /** Records one answered request (`info`: its declaration and group, when the app can tell). */
+  observeRequest(method: string, route: string, status: number, seconds: number, info?: RequestInfo): void;
   /** The text exposition. */
   render(): Promise<string>;
+  /** The reference-compatible exposition (`GET /actuator/prometheus`); absent: not served. */
+  renderReference?(): Promise<string>;
 }
 
 /**
@@ -35,25 +38,29 @@ export function routePattern(c: Context): string {
   return UNMATCHED_ROUTE;
 }
 
-/** Counts and times every request; mount it before anything else. */
-export function requestMetrics(metrics: HttpMetrics): MiddlewareHandler {
+/** Counts and times every request; mount it before anything else. `describe` adds the declaration and group. */
+export function requestMetrics(
+  metrics: HttpMetrics,
+  describe?: (c: Context) => RequestInfo,
+): MiddlewareHandler {
   return async (c, next) => {
     const start = metrics.now();
     try {
       await next();
     } finally {
       // Errors have already become responses (app.onError) by the time next() returns.
-      metrics.observeRequest(c.req.method, routePattern(c), c.res.status, (metrics.now() - start) / 1000);
+      const seconds = (metrics.now() - start) / 1000;
+      metrics.observeRequest(c.req.method, routePattern(c), c.res.status, seconds, describe?.(c));
     }
   };
 }
 
-/** `GET /metrics` in the Prometheus text format. */
+/** `GET /metrics` (and `GET /actuator/prometheus` when the recorder has it) in the Prometheus text format. */
 export function metricsRoutes(metrics: HttpMetrics): Hono {
   const app = new Hono();
-  app.get(METRICS_PATH, async (c) => {
-    const text = await metrics.render();
-    return c.body(text, 200, { 'content-type': PROMETHEUS_CONTENT_TYPE, 'cache-control': 'no-store' });
-  });
+  const headers = { 'content-type': PROMETHEUS_CONTENT_TYPE, 'cache-control': 'no-store' };
+  app.get(METRICS_PATH, async (c) => c.body(await metrics.render(), 200, headers));
+  const reference = metrics.renderReference?.bind(metrics);
+  if (reference) app.get(REFERENCE_METRICS_PATH, async (c) => c.body(await reference(), 200, headers));
   return app;
 }

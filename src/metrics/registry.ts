@@ -32,7 +32,7 @@ const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
 /** Common bookkeeping: label validation and one series per distinct label-value tuple. */
-abstract class Metric<L extends string, S> {
+export abstract class Metric<L extends string, S> {
   readonly name: string;
   readonly help: string;
   readonly labelNames: readonly L[];
@@ -50,7 +50,7 @@ abstract class Metric<L extends string, S> {
     }
   }
 
-  abstract readonly type: 'counter' | 'gauge' | 'histogram';
+  abstract readonly type: 'counter' | 'gauge' | 'histogram' | 'summary';
 
   /** Forgets every series (scrape-time gauges are rebuilt from scratch). */
   reset(): void {
@@ -250,6 +250,11 @@ export class MetricsRegistry {
       ),
     );
     return this.metrics.map((m) => m.render()).join('');
+  }
+
+  /** Adds a metric built elsewhere (e.g. a `Summary`). */
+  register<M extends Metric<string, unknown>>(m: M): M {
+    return this.add(m);
   }
 
   private add<M extends Metric<string, unknown>>(m: M): M {

@@ -55,11 +55,13 @@ function parseLabels(body: string): Record<string, string> {
   return out;
 }
 
-/** The family a sample belongs to (histogram samples carry suffixes). */
+/** The family a sample belongs to (histogram and summary samples carry suffixes). */
 function familyOf(name: string, types: Map<string, string>): string {
   for (const suffix of ['_bucket', '_sum', '_count']) {
     const base = name.slice(0, -suffix.length);
-    if (name.endsWith(suffix) && types.get(base) === 'histogram') return base;
+    const type = types.get(base);
+    if (!name.endsWith(suffix)) continue;
+    if (type === 'histogram' || (type === 'summary' && suffix !== '_bucket')) return base;
   }
   return name;
 }

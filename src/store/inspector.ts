@@ -75,6 +75,20 @@ export interface SlotOwner {
   slotRangeEnd: number;
 }
 
+/** What `XPENDING key group` (the summary form) says. */
+export interface PendingSummary {
+  /** Entries delivered and not acknowledged. */
+  count: number;
+  /** Smallest pending id (the oldest pending entry), null when nothing is pending. */
+  oldestId: string | null;
+}
+
+/** A shard stream and one of its consumer groups. */
+export interface KeyGroup {
+  key: string;
+  group: string;
+}
+
 /** Read-only Redis access for monitoring. */
 export interface StreamInspector {
   /** True on Redis Cluster (slot owners are known), false on a standalone server. */
@@ -87,6 +101,24 @@ export interface StreamInspector {
   range(key: string, query: RangeQuery): Promise<StreamRecord[]>;
   /** Master of each slot (Cluster only; empty on standalone or when the slot table is unavailable). */
   slotOwners(slots: readonly number[]): Promise<Map<number, SlotOwner>>;
+  /** `XPENDING key group` of each pair, in the order given (null: missing key/group or failed read). */
+  pendingSummaries(pairs: readonly KeyGroup[]): Promise<Array<PendingSummary | null>>;
+}
+
+/** The `XPENDING` summary reply (`[count, smallest, greatest, consumers]`), or null when malformed. */
+export function parsePendingSummary(reply: unknown): PendingSummary | null {
+  if (!Array.isArray(reply)) return null;
+  const raw = reply[0];
+  const count = typeof raw === 'number' ? raw : Number(raw);
+  if (!Number.isFinite(count) || count < 0) return null;
+  const smallest = reply[1];
+  const oldestId =
+    typeof smallest === 'string'
+      ? smallest
+      : smallest instanceof Uint8Array
+        ? new TextDecoder().decode(smallest)
+        : null;
+  return { count, oldestId: count > 0 ? oldestId : null };
 }
 
 /** The `XINFO GROUPS` entry of `group` in a reading, or null when the group is not on the stream. */

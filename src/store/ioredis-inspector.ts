@@ -5,13 +5,16 @@
  * nulls or empty lists; nothing here throws.
  */
 import { Cluster, type Redis } from 'ioredis';
-import type {
-  RangeQuery,
-  ShardReading,
-  SlotOwner,
-  StreamInfo,
-  StreamInspector,
-  StreamRecord,
+import {
+  type KeyGroup,
+  type PendingSummary,
+  parsePendingSummary,
+  type RangeQuery,
+  type ShardReading,
+  type SlotOwner,
+  type StreamInfo,
+  type StreamInspector,
+  type StreamRecord,
 } from './inspector.js';
 import { integerOrNull, parseGroups, parseRecord, parseStreamInfo, stringOrNull } from './xinfo-reply.js';
 
@@ -84,6 +87,16 @@ export class IoredisInspector implements StreamInspector {
       if (owner) out.set(slot, owner);
     }
     return out;
+  }
+
+  pendingSummaries(pairs: readonly KeyGroup[]): Promise<Array<PendingSummary | null>> {
+    return mapLimit(pairs, this.concurrency, async ({ key, group }) => {
+      try {
+        return parsePendingSummary(await this.client.xpending(key, group));
+      } catch {
+        return null;
+      }
+    });
   }
 
   /** One pipeline per key: the three commands share the key's slot, so this is Cluster-safe. */

@@ -4,14 +4,18 @@
  * batched: one script call reads up to `keysPerCall` shard streams. Like every inspector it
  * never throws: failures degrade to nulls and empty lists.
  */
-import type {
-  RangeQuery,
-  ShardReading,
-  SlotOwner,
-  StreamInfo,
-  StreamInspector,
-  StreamRecord,
+import {
+  type KeyGroup,
+  type PendingSummary,
+  parsePendingSummary,
+  type RangeQuery,
+  type ShardReading,
+  type SlotOwner,
+  type StreamInfo,
+  type StreamInspector,
+  type StreamRecord,
 } from './inspector.js';
+import { PENDING_SUMMARIES } from './scripts/pending-summaries.js';
 import { READ_SHARDS } from './scripts/read-shards.js';
 import type { UpstashCommands } from './upstash-client.js';
 import { runUpstashScript } from './upstash-script.js';
@@ -83,6 +87,28 @@ export class UpstashInspector implements StreamInspector {
 
   async slotOwners(_slots: readonly number[]): Promise<Map<number, SlotOwner>> {
     return new Map();
+  }
+
+  async pendingSummaries(pairs: readonly KeyGroup[]): Promise<Array<PendingSummary | null>> {
+    const out: Array<PendingSummary | null> = [];
+    for (let i = 0; i < pairs.length; i += this.keysPerCall) {
+      const chunk = pairs.slice(i, i + this.keysPerCall);
+      let reply: unknown;
+      try {
+        reply = await runUpstashScript(
+          this.client,
+          PENDING_SUMMARIES,
+          chunk.map((p) => p.key),
+          chunk.map((p) => p.group),
+          this.onRequest,
+        );
+      } catch {
+        reply = null;
+      }
+      const rows = Array.isArray(reply) ? reply : [];
+      for (let j = 0; j < chunk.length; j++) out.push(parsePendingSummary(rows[j]));
+    }
+    return out;
   }
 
   /** Raw per-key replies (`[stream, groups?, memory?]`, null elements for failures), in key order. */

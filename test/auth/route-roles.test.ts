@@ -39,6 +39,7 @@ const ROUTES: ReadonlyArray<readonly [string, string, Required]> = [
   ['GET', '/monitoring/streams/{p}/groups/{g}/consumption', 'READ'],
   ['GET', '/monitoring/streams/{p}/groups/{g}/migrations', 'READ'],
   ['GET', '/monitoring/streams/{p}/groups/{g}/offsets', 'READ'],
+  ['GET', '/monitoring/streams/{p}/groups/{g}/lag', 'READ'],
   ['GET', '/monitoring/streams/{p}/groups/{g}/shards/{i}/messages', 'READ'],
   ['GET', '/monitoring/grafana/groups', 'READ'],
   ['GET', '/monitoring/grafana/options/streams', 'READ'],

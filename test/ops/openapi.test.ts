@@ -22,7 +22,8 @@ function fullApp(env: Record<string, string> = {}, metricsPublic = false) {
   return createApp({
     coordinator: noCoordinator,
     config: parseConfig(env),
-    metrics: new CoordinatorMetrics(),
+    // As on Node: our /metrics and the reference-named /actuator/prometheus.
+    metrics: new CoordinatorMetrics({ reference: { coordinatorId: 'openapi', maxGroups: 10 } }),
     metricsPublic,
   });
 }
@@ -66,6 +67,7 @@ describe('openapi > completeness', () => {
     const app = createApp({ coordinator: noCoordinator, config: parseConfig({}) });
     const doc = buildOpenApiDocument({ version: 'x', served: app.routes });
     expect(doc.paths['/metrics']).toBeUndefined();
+    expect(doc.paths['/actuator/prometheus']).toBeUndefined();
     expect(doc.paths['/coord/v1/openapi.json']).toBeDefined();
   });
 });
@@ -107,6 +109,7 @@ describe('openapi > document', () => {
     expect(paths['/coord/v1/streams/{streamPrefix}']!.post!['x-required-role']).toBe('WRITE');
     expect(paths['/coord/v1/monitoring/groups']!.get!['x-required-role']).toBe('READ');
     expect(paths['/metrics']!.get!['x-required-role']).toBe('READ');
+    expect(paths['/actuator/prometheus']!.get!['x-required-role']).toBe('READ');
     for (const open of [
       '/coord/v1/openapi.json',
       '/coord/v1/docs',
@@ -134,6 +137,8 @@ describe('openapi > route table entries', () => {
     ['GET', '/coord/v1/docs', null],
     ['POST', '/coord/v1/openapi.json', 'WRITE'],
     ['GET', '/metrics', 'READ'],
+    ['GET', '/actuator/prometheus', 'READ'],
+    ['GET', '/coord/v1/monitoring/streams/s/groups/g/lag', 'READ'],
   ] as const)('%s %s needs %s', (method, path, role) => {
     expect(requiredRole(method, path, true)).toBe(role);
   });
@@ -146,6 +151,7 @@ describe('openapi > public access', () => {
     const app = fullApp(env);
     expect((await app.request('/coord/v1/monitoring/groups')).status).toBe(401);
     expect((await app.request('/metrics')).status).toBe(401);
+    expect((await app.request('/actuator/prometheus')).status).toBe(401);
     expect((await app.request('/coord/v1/openapi.json')).status).toBe(200);
     const page = await app.request('/coord/v1/docs');
     expect(page.status).toBe(200);

@@ -25,6 +25,7 @@ const PINNED: Record<string, string> = {
   'stream-probe': '30752a58d9995f8b06bc8fb229bc76ef2d50b48d',
   provision: '855ece8fe536d75a5ab2074432212dd185224cba',
   'read-shards': '4ac4e4ba5c6e304370d9e22e870d40370096854a',
+  'pending-summaries': 'fb31e3033d0aa445645acb524d69b1823fdc42af',
   'load-layout1': 'be0831d10d79429598d38b898c95f0bda68d8bb8',
   'shard-evidence': 'a1f98b9719c68ccbdf348a692ef8a5fcf942f538',
   'retire-shard': 'ab0f29891f1ab99ba8434834b96b49784957a306',

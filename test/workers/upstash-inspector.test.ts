@@ -58,6 +58,26 @@ describe('monitoring > Upstash inspector', () => {
     expect((await inspector.streams(keys)).map((s) => s?.length ?? null)).toEqual([1, 1, null, null, null]);
   });
 
+  it('reads XPENDING summaries in batches of keysPerCall, null for a missing key or group', async () => {
+    const p = uniquePrefix('pend');
+    const first = await redis.xadd(`${p}:0`, '*', 'payload', 'a');
+    await redis.xadd(`${p}:0`, '*', 'payload', 'b');
+    await redis.xgroup('CREATE', `${p}:0`, 'g', '0');
+    await redis.xgroup('CREATE', `${p}:0`, 'idle', '$');
+    await redis.xreadgroup('GROUP', 'g', 'c', 'COUNT', 2, 'STREAMS', `${p}:0`, '>');
+    const pairs = [
+      { key: `${p}:0`, group: 'g' },
+      { key: `${p}:0`, group: 'idle' },
+      { key: `${p}:0`, group: 'nope' },
+      { key: `${p}:1`, group: 'g' },
+    ];
+    await inspector.pendingSummaries(pairs); // loads the script
+    bridge.reset();
+    const got = await inspector.pendingSummaries(pairs);
+    expect(bridge.requests).toHaveLength(2);
+    expect(got).toEqual([{ count: 2, oldestId: first }, { count: 0, oldestId: null }, null, null]);
+  });
+
   it('reads ranges forward and backward and degrades to empty on errors', async () => {
     const p = uniquePrefix('range');
     const ids: string[] = [];

@@ -83,6 +83,25 @@ export const SERVICE_ROUTES = {
     },
     errors: [],
   }),
+  referenceMetrics: apiRoute({
+    method: 'get',
+    path: '/actuator/prometheus',
+    operationId: 'getReferenceMetrics',
+    tag: 'Operations',
+    summary:
+      'Prometheus metrics under the reference coordinator’s names (Node only; READ unless configured public)',
+    description:
+      'The `redis_stream_coord_*` series the reference coordinator’s Grafana dashboards and console read, ' +
+      'labelled by coordinator, stream, group, shard, member and route, plus process and runtime metrics. ' +
+      'Stream/group pairs past `COORDINATOR_METRICS_MAX_GROUPS` are summed under `stream="_other",group="_other"`.',
+    access: 'READ',
+    success: {
+      status: 200,
+      description: 'Prometheus text exposition format 0.0.4',
+      body: { mediaType: 'text/plain', description: 'Prometheus text format' },
+    },
+    errors: [],
+  }),
   console: apiRoute({
     method: 'get',
     path: '/console',

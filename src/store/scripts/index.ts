@@ -10,6 +10,7 @@ import { ASSIGNMENT_READ, DUE_READ, MEMBERS_READ } from './group-reads.js';
 import { LOAD } from './load.js';
 import type { LuaScript } from './lua-script.js';
 import { MEMBER_READ } from './member-read.js';
+import { PENDING_SUMMARIES } from './pending-summaries.js';
 import { PROVISION } from './provision.js';
 import { PROVISION_EXISTING } from './provision-existing.js';
 import { READ_SHARDS } from './read-shards.js';
@@ -36,6 +37,7 @@ export const SCRIPTS = {
   provision: PROVISION,
   'provision-existing': PROVISION_EXISTING,
   'read-shards': READ_SHARDS,
+  'pending-summaries': PENDING_SUMMARIES,
   'register-stream': REGISTER_STREAM,
   'shard-evidence': SHARD_EVIDENCE,
   'retire-shard': RETIRE_SHARD,
