@@ -21,6 +21,7 @@ import type { OperationExample } from '../src/http/openapi-example-types.js';
 import { matchRoute } from '../src/http/route-table.js';
 import { SERVICE_ROUTES } from '../src/http/routes/service-api.js';
 import { CoordinatorMetrics } from '../src/metrics/coordinator-metrics.js';
+import { LagCache } from '../src/metrics/lag-cache.js';
 import { IoredisInspector } from '../src/store/ioredis-inspector.js';
 import { IoredisStore } from '../src/store/ioredis-store.js';
 
@@ -57,10 +58,15 @@ async function main(): Promise<void> {
     COORDINATOR_AUTHENTICATE_MEMBER_API: 'false',
   });
   const store = new IoredisStore(client, { namespace: config.keyPrefix });
-  const metrics = new CoordinatorMetrics({ version: 'example' });
+  const metrics = new CoordinatorMetrics({
+    version: 'example',
+    reference: { coordinatorId: config.coordinatorId, maxGroups: config.metricsMaxGroups },
+  });
   const coordinator = new Coordinator({ store, config, onEvent: (e) => metrics.observeEvent(e) });
   metrics.watchGroups(() => coordinator.listGroups());
   const inspector = new IoredisInspector(client);
+  const lag = new LagCache({ inspector, refreshMs: 1000, maxShards: config.metricsLagMaxShards });
+  metrics.watchReference(() => coordinator.listGroups(), lag);
   const app = createApp({ coordinator, config, inspector, metrics });
   const basic = `Basic ${btoa(`${ADMIN.username}:${ADMIN.password}`)}`;
 
@@ -129,7 +135,7 @@ async function main(): Promise<void> {
     }
     await call('GET', `${g}/producer-routing`);
     await call('GET', g);
-    for (const view of ['', '/members', '/assignments', '/consumption', '/offsets', '/migrations']) {
+    for (const view of ['', '/members', '/assignments', '/consumption', '/offsets', '/migrations', '/lag']) {
       await call('GET', `${m}${view}`);
     }
     await call('GET', `${m}/shards/0/messages?direction=BACKWARD&limit=2`);
@@ -183,6 +189,7 @@ async function main(): Promise<void> {
     await call('GET', '/console');
     await call('GET', '/console/index.html');
     await call('GET', '/metrics');
+    await call('GET', '/actuator/prometheus');
     const doc = await call('GET', '/coord/v1/openapi.json');
     examples.getOpenApi!.response = { openapi: doc.openapi, info: doc.info, tags: doc.tags.slice(0, 2) };
   } finally {

@@ -79,12 +79,12 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       "metadataVersion": 4,
       "shardCount": 5,
       "activeMigration": {
-        "reshardingId": "reshard-49ae1b87-70d1-4e24-aa3b-ce288503743d",
+        "reshardingId": "reshard-0074e410-0211-4ad9-bf66-9e92e2101192",
         "fromShardCount": 4,
         "toShardCount": 5,
         "state": "ACTIVE",
-        "createdAt": "2026-12-01T18:50:45.791Z",
-        "updatedAt": "2026-12-01T18:50:45.791Z"
+        "createdAt": "2026-12-01T18:53:13.973Z",
+        "updatedAt": "2026-12-01T18:53:13.973Z"
       },
       "targetAssignmentSummary": {},
       "currentAssignmentSummary": {},
@@ -113,7 +113,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "shardIndex": 5,
           "state": "DRAINING",
           "reason": "rolled back: retired once drained and released",
-          "updatedAt": "2026-12-01T18:50:45.787Z"
+          "updatedAt": "2026-12-01T18:53:13.966Z"
         }
       ]
     }
@@ -319,6 +319,79 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       "removedShards": []
     }
   },
+  "getGroupLag": {
+    "params": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing"
+    },
+    "response": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing",
+      "totalLag": 6,
+      "totalPending": 0,
+      "oldestPendingAgeMs": null,
+      "lagUnknownShards": 0,
+      "readAtMs": 1796151193907,
+      "shards": [
+        {
+          "shardIndex": 0,
+          "streamKey": "orders:0",
+          "streamLength": 2,
+          "lag": 2,
+          "pending": 0,
+          "entriesRead": 0,
+          "lastDeliveredId": "0-0",
+          "oldestPendingId": null,
+          "oldestPendingAgeMs": null,
+          "memoryUsageBytes": 5304,
+          "lastRecordId": "1796151193884-0",
+          "lastGeneratedId": "1796151193884-0"
+        },
+        {
+          "shardIndex": 1,
+          "streamKey": "orders:1",
+          "streamLength": 2,
+          "lag": 2,
+          "pending": 0,
+          "entriesRead": 0,
+          "lastDeliveredId": "0-0",
+          "oldestPendingId": null,
+          "oldestPendingAgeMs": null,
+          "memoryUsageBytes": 5304,
+          "lastRecordId": "1796151193884-0",
+          "lastGeneratedId": "1796151193884-0"
+        },
+        {
+          "shardIndex": 2,
+          "streamKey": "orders:2",
+          "streamLength": 1,
+          "lag": 1,
+          "pending": 0,
+          "entriesRead": 0,
+          "lastDeliveredId": "0-0",
+          "oldestPendingId": null,
+          "oldestPendingAgeMs": null,
+          "memoryUsageBytes": 5304,
+          "lastRecordId": "1796151193884-0",
+          "lastGeneratedId": "1796151193884-0"
+        },
+        {
+          "shardIndex": 3,
+          "streamKey": "orders:3",
+          "streamLength": 1,
+          "lag": 1,
+          "pending": 0,
+          "entriesRead": 0,
+          "lastDeliveredId": "0-0",
+          "oldestPendingId": null,
+          "oldestPendingAgeMs": null,
+          "memoryUsageBytes": 5304,
+          "lastRecordId": "1796151193884-0",
+          "lastGeneratedId": "1796151193884-0"
+        }
+      ]
+    }
+  },
   "getHealth": {
     "response": {
       "status": "UP",
@@ -354,14 +427,14 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
             "shardIndex": 0
           },
           "streamKey": "orders:0",
-          "recordId": "1796151045716-0",
+          "recordId": "1796151193884-0",
           "fields": {
             "orderId": "o-1004",
             "amount": "24"
           },
           "payload": null,
-          "recordTimestampMs": 1796151045716,
-          "recordTime": "2026-12-01T18:50:45.716Z"
+          "recordTimestampMs": 1796151193884,
+          "recordTime": "2026-12-01T18:53:13.884Z"
         },
         {
           "streamPrefix": "orders",
@@ -370,14 +443,14 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
             "shardIndex": 0
           },
           "streamKey": "orders:0",
-          "recordId": "1796151045715-0",
+          "recordId": "1796151193883-0",
           "fields": {
             "orderId": "o-1000",
             "amount": "20"
           },
           "payload": null,
-          "recordTimestampMs": 1796151045715,
-          "recordTime": "2026-12-01T18:50:45.715Z"
+          "recordTimestampMs": 1796151193883,
+          "recordTime": "2026-12-01T18:53:13.883Z"
         }
       ],
       "nextCursor": null
@@ -390,15 +463,15 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     "params": {
       "streamPrefix": "orders",
       "consumerGroup": "billing",
-      "reshardingId": "reshard-14c92a9c-7582-4864-8fe3-7333d6a8fa53"
+      "reshardingId": "reshard-a433c689-472e-490c-815c-bacc862762b3"
     },
     "response": {
-      "reshardingId": "reshard-14c92a9c-7582-4864-8fe3-7333d6a8fa53",
+      "reshardingId": "reshard-a433c689-472e-490c-815c-bacc862762b3",
       "fromShardCount": 4,
       "toShardCount": 6,
       "state": "ACTIVE",
-      "createdAt": "2026-12-01T18:50:45.767Z",
-      "updatedAt": "2026-12-01T18:50:45.767Z"
+      "createdAt": "2026-12-01T18:53:13.949Z",
+      "updatedAt": "2026-12-01T18:53:13.949Z"
     }
   },
   "getMonitoredGroup": {
@@ -462,9 +535,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "redisSlotRangeStart": null,
           "redisSlotRangeEnd": null,
           "streamLength": 2,
-          "firstRecordId": "1796151045715-0",
-          "lastRecordId": "1796151045716-0",
-          "lastGeneratedId": "1796151045716-0",
+          "firstRecordId": "1796151193883-0",
+          "lastRecordId": "1796151193884-0",
+          "lastGeneratedId": "1796151193884-0",
           "groupLastDeliveredId": "0-0",
           "consumerLastDeliveredId": null,
           "consumerLastAckedId": null,
@@ -489,9 +562,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "redisSlotRangeStart": null,
           "redisSlotRangeEnd": null,
           "streamLength": 2,
-          "firstRecordId": "1796151045715-0",
-          "lastRecordId": "1796151045716-0",
-          "lastGeneratedId": "1796151045716-0",
+          "firstRecordId": "1796151193883-0",
+          "lastRecordId": "1796151193884-0",
+          "lastGeneratedId": "1796151193884-0",
           "groupLastDeliveredId": "0-0",
           "consumerLastDeliveredId": null,
           "consumerLastAckedId": null,
@@ -516,9 +589,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "redisSlotRangeStart": null,
           "redisSlotRangeEnd": null,
           "streamLength": 1,
-          "firstRecordId": "1796151045716-0",
-          "lastRecordId": "1796151045716-0",
-          "lastGeneratedId": "1796151045716-0",
+          "firstRecordId": "1796151193884-0",
+          "lastRecordId": "1796151193884-0",
+          "lastGeneratedId": "1796151193884-0",
           "groupLastDeliveredId": "0-0",
           "consumerLastDeliveredId": null,
           "consumerLastAckedId": null,
@@ -543,9 +616,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "redisSlotRangeStart": null,
           "redisSlotRangeEnd": null,
           "streamLength": 1,
-          "firstRecordId": "1796151045716-0",
-          "lastRecordId": "1796151045716-0",
-          "lastGeneratedId": "1796151045716-0",
+          "firstRecordId": "1796151193884-0",
+          "lastRecordId": "1796151193884-0",
+          "lastGeneratedId": "1796151193884-0",
           "groupLastDeliveredId": "0-0",
           "consumerLastDeliveredId": null,
           "consumerLastAckedId": null,
@@ -619,6 +692,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         }
       ]
     }
+  },
+  "getReferenceMetrics": {
+    "response": "# HELP redis_stream_coord_up 1 while the coordinator reads its metadata from Redis, else 0.\n# TYPE redis_stream_coord_up gauge\nredis_stream_coord_up{coordinator=\"local-coordinator\"} 1\n# HELP redis_stream_coord_api_request_total HTTP API req…"
   },
   "getSession": {
     "response": {
@@ -754,8 +830,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "revokingShardCount": 0,
         "runtimeMaxConcurrency": 4,
         "activeConsumerWorkers": 0,
-        "lastHeartbeatAt": "2026-12-01T18:50:45.711Z",
-        "memberLeaseExpiresAt": "2026-12-01T18:51:00.711Z"
+        "lastHeartbeatAt": "2026-12-01T18:53:13.879Z",
+        "memberLeaseExpiresAt": "2026-12-01T18:53:28.879Z"
       },
       {
         "streamPrefix": "orders",
@@ -769,8 +845,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "revokingShardCount": 0,
         "runtimeMaxConcurrency": 4,
         "activeConsumerWorkers": 0,
-        "lastHeartbeatAt": "2026-12-01T18:50:45.713Z",
-        "memberLeaseExpiresAt": "2026-12-01T18:51:00.713Z"
+        "lastHeartbeatAt": "2026-12-01T18:53:13.881Z",
+        "memberLeaseExpiresAt": "2026-12-01T18:53:28.881Z"
       }
     ]
   },
@@ -790,15 +866,15 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "shardSelector": "all",
         "shardLabel": ":0",
         "streamKey": "orders:0",
-        "recordId": "1796151045716-0",
+        "recordId": "1796151193884-0",
         "payload": null,
         "fieldsJson": "{\"orderId\":\"o-1004\",\"amount\":\"24\"}",
         "pageDirection": "BACKWARD",
         "pageLimit": 2,
-        "pageNextCursor": "all:0=1796151045716-0,1=1796151045716-0",
+        "pageNextCursor": "all:0=1796151193884-0,1=1796151193884-0",
         "pageTotalMessages": 6,
-        "recordTimestampMs": 1796151045716,
-        "recordTime": "2026-12-01T18:50:45.716Z"
+        "recordTimestampMs": 1796151193884,
+        "recordTime": "2026-12-01T18:53:13.884Z"
       },
       {
         "streamPrefix": "orders",
@@ -807,15 +883,15 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "shardSelector": "all",
         "shardLabel": ":1",
         "streamKey": "orders:1",
-        "recordId": "1796151045716-0",
+        "recordId": "1796151193884-0",
         "payload": null,
         "fieldsJson": "{\"orderId\":\"o-1005\",\"amount\":\"25\"}",
         "pageDirection": "BACKWARD",
         "pageLimit": 2,
-        "pageNextCursor": "all:0=1796151045716-0,1=1796151045716-0",
+        "pageNextCursor": "all:0=1796151193884-0,1=1796151193884-0",
         "pageTotalMessages": 6,
-        "recordTimestampMs": 1796151045716,
-        "recordTime": "2026-12-01T18:50:45.716Z"
+        "recordTimestampMs": 1796151193884,
+        "recordTime": "2026-12-01T18:53:13.884Z"
       }
     ]
   },
@@ -862,9 +938,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "redisSlotRangeStart": null,
         "redisSlotRangeEnd": null,
         "streamLength": 2,
-        "firstRecordId": "1796151045715-0",
-        "lastRecordId": "1796151045716-0",
-        "lastGeneratedId": "1796151045716-0",
+        "firstRecordId": "1796151193883-0",
+        "lastRecordId": "1796151193884-0",
+        "lastGeneratedId": "1796151193884-0",
         "groupLastDeliveredId": "0-0",
         "consumerLastDeliveredId": null,
         "consumerLastAckedId": null,
@@ -894,9 +970,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "redisSlotRangeStart": null,
         "redisSlotRangeEnd": null,
         "streamLength": 2,
-        "firstRecordId": "1796151045715-0",
-        "lastRecordId": "1796151045716-0",
-        "lastGeneratedId": "1796151045716-0",
+        "firstRecordId": "1796151193883-0",
+        "lastRecordId": "1796151193884-0",
+        "lastGeneratedId": "1796151193884-0",
         "groupLastDeliveredId": "0-0",
         "consumerLastDeliveredId": null,
         "consumerLastAckedId": null,
@@ -926,9 +1002,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "redisSlotRangeStart": null,
         "redisSlotRangeEnd": null,
         "streamLength": 1,
-        "firstRecordId": "1796151045716-0",
-        "lastRecordId": "1796151045716-0",
-        "lastGeneratedId": "1796151045716-0",
+        "firstRecordId": "1796151193884-0",
+        "lastRecordId": "1796151193884-0",
+        "lastGeneratedId": "1796151193884-0",
         "groupLastDeliveredId": "0-0",
         "consumerLastDeliveredId": null,
         "consumerLastAckedId": null,
@@ -958,9 +1034,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "redisSlotRangeStart": null,
         "redisSlotRangeEnd": null,
         "streamLength": 1,
-        "firstRecordId": "1796151045716-0",
-        "lastRecordId": "1796151045716-0",
-        "lastGeneratedId": "1796151045716-0",
+        "firstRecordId": "1796151193884-0",
+        "lastRecordId": "1796151193884-0",
+        "lastGeneratedId": "1796151193884-0",
         "groupLastDeliveredId": "0-0",
         "consumerLastDeliveredId": null,
         "consumerLastAckedId": null,
@@ -1137,8 +1213,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
             }
           ],
           "revoking": [],
-          "lastHeartbeatAt": "2026-12-01T18:50:45.711Z",
-          "memberLeaseExpiresAt": "2026-12-01T18:51:00.711Z",
+          "lastHeartbeatAt": "2026-12-01T18:53:13.879Z",
+          "memberLeaseExpiresAt": "2026-12-01T18:53:28.879Z",
           "rebalanceTimeoutMs": 60000,
           "rebalanceDeadlineAt": null,
           "shardProgress": []
@@ -1168,8 +1244,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
             }
           ],
           "revoking": [],
-          "lastHeartbeatAt": "2026-12-01T18:50:45.713Z",
-          "memberLeaseExpiresAt": "2026-12-01T18:51:00.713Z",
+          "lastHeartbeatAt": "2026-12-01T18:53:13.881Z",
+          "memberLeaseExpiresAt": "2026-12-01T18:53:28.881Z",
           "rebalanceTimeoutMs": 60000,
           "rebalanceDeadlineAt": null,
           "shardProgress": []
@@ -1201,7 +1277,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     "response": {
       "accessToken": "rsc1.eyJzdWIiOiJhZG1pbiJ9.c2lnbmF0dXJl",
       "tokenType": "Bearer",
-      "expiresAt": "2026-12-08T18:50:45.000Z",
+      "expiresAt": "2026-12-08T18:53:13.000Z",
       "expiresInSeconds": 604800,
       "roles": [
         "ADMIN",
@@ -1216,19 +1292,19 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     "params": {
       "streamPrefix": "orders",
       "consumerGroup": "billing",
-      "reshardingId": "reshard-14c92a9c-7582-4864-8fe3-7333d6a8fa53"
+      "reshardingId": "reshard-a433c689-472e-490c-815c-bacc862762b3"
     },
     "request": {
       "requestedBy": "ops@example.com",
       "reason": "traffic back to normal"
     },
     "response": {
-      "reshardingId": "reshard-14c92a9c-7582-4864-8fe3-7333d6a8fa53",
+      "reshardingId": "reshard-a433c689-472e-490c-815c-bacc862762b3",
       "fromShardCount": 4,
       "toShardCount": 6,
       "state": "ROLLED_BACK",
-      "createdAt": "2026-12-01T18:50:45.767Z",
-      "updatedAt": "2026-12-01T18:50:45.787Z"
+      "createdAt": "2026-12-01T18:53:13.949Z",
+      "updatedAt": "2026-12-01T18:53:13.966Z"
     }
   },
   "scaleGroup": {
@@ -1242,12 +1318,12 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       "reason": "audit reader falls behind"
     },
     "response": {
-      "reshardingId": "reshard-49ae1b87-70d1-4e24-aa3b-ce288503743d",
+      "reshardingId": "reshard-0074e410-0211-4ad9-bf66-9e92e2101192",
       "fromShardCount": 4,
       "toShardCount": 5,
       "state": "ACTIVE",
-      "createdAt": "2026-12-01T18:50:45.791Z",
-      "updatedAt": "2026-12-01T18:50:45.791Z"
+      "createdAt": "2026-12-01T18:53:13.973Z",
+      "updatedAt": "2026-12-01T18:53:13.973Z"
     }
   },
   "scaleStream": {
@@ -1268,20 +1344,20 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       ],
       "migrations": [
         {
-          "reshardingId": "reshard-14c92a9c-7582-4864-8fe3-7333d6a8fa53",
+          "reshardingId": "reshard-a433c689-472e-490c-815c-bacc862762b3",
           "fromShardCount": 4,
           "toShardCount": 6,
           "state": "ACTIVE",
-          "createdAt": "2026-12-01T18:50:45.767Z",
-          "updatedAt": "2026-12-01T18:50:45.767Z"
+          "createdAt": "2026-12-01T18:53:13.949Z",
+          "updatedAt": "2026-12-01T18:53:13.949Z"
         },
         {
-          "reshardingId": "reshard-14c92a9c-7582-4864-8fe3-7333d6a8fa53",
+          "reshardingId": "reshard-a433c689-472e-490c-815c-bacc862762b3",
           "fromShardCount": 4,
           "toShardCount": 6,
           "state": "ACTIVE",
-          "createdAt": "2026-12-01T18:50:45.767Z",
-          "updatedAt": "2026-12-01T18:50:45.767Z"
+          "createdAt": "2026-12-01T18:53:13.949Z",
+          "updatedAt": "2026-12-01T18:53:13.949Z"
         }
       ]
     }
