@@ -14,6 +14,7 @@ import type {
   DeleteGroupBody,
   DeleteStreamBody,
   GroupResponseJson,
+  GroupRowJson,
   GroupsResponseJson,
   HealthResponseJson,
   LoginResponseJson,
@@ -93,6 +94,11 @@ export class AdminClient {
   /** `GET /monitoring/groups`: every group of every stream. */
   groups(): Promise<GroupsResponseJson> {
     return this.call('GET', ['monitoring', 'groups']);
+  }
+
+  /** `GET /monitoring/grafana/groups`: one row per group with its lag, pending and rates. */
+  groupRows(): Promise<GroupRowJson[]> {
+    return this.call('GET', ['monitoring', 'grafana', 'groups']);
   }
 
   /** `POST /streams/{p}`. */

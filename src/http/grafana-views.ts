@@ -17,6 +17,7 @@ import {
   sortedMembers,
 } from './monitoring-views.js';
 import type * as M from './openapi-monitoring-responses.js';
+import type { GroupRowJson } from './schemas.js';
 import { type ShardRate, sumKnown } from './shard-rates.js';
 import { isoInstant } from './views.js';
 
@@ -24,7 +25,7 @@ import { isoInstant } from './views.js';
 export type GrafanaOptionJson = z.output<typeof M.grafanaOptionSchema>;
 
 /** `/grafana/groups` row. */
-export type GrafanaGroupRowJson = z.output<typeof M.grafanaGroupRowSchema>;
+export type GrafanaGroupRowJson = GroupRowJson;
 
 /** `/grafana/members` row. */
 export type GrafanaMemberRowJson = z.output<typeof M.grafanaMemberRowSchema>;

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { REVOKE_STATES } from '../core/model.js';
 import { isWellFormed, NOT_WELL_FORMED } from '../core/well-formed.js';
+import type * as M from './openapi-monitoring-responses.js';
 import type * as S from './openapi-resharding-responses.js';
 import type * as R from './openapi-responses.js';
 
@@ -236,3 +237,5 @@ export type SessionResponseJson = z.output<typeof R.sessionResponseSchema>;
 export type GroupsResponseJson = z.output<typeof R.groupsResponseSchema>;
 /** `GET /monitoring/…/members`. */
 export type MembersResponseJson = z.output<typeof R.membersResponseSchema>;
+/** `/monitoring/grafana/groups` row (also `GrafanaGroupRowJson` of grafana-views.ts). */
+export type GroupRowJson = z.output<typeof M.grafanaGroupRowSchema>;

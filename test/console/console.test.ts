@@ -87,6 +87,9 @@ describe('console > groups', () => {
       '4',
       '2',
       '4 / 4',
+      // Lag: 24 on shard 0, 3 on shard 1, 1 on shard 2; pending: the 2 unacknowledged on shard 0.
+      '28',
+      '2',
       `${g.groupEpoch} / ${g.assignmentEpoch}`,
       String(g.metadataVersion),
       '—',

@@ -81,6 +81,24 @@ describe('ownership views > an expired and a LEAVING member beside a live one', 
     expect(problemsOf(page)).toEqual([]);
   });
 
+  it('the groups page counts only the live member and shows the group\'s lag and pending', async () => {
+    const rows = (await fx.call('GET', '/coord/v1/monitoring/grafana/groups')).body as Array<{
+      streamPrefix: string;
+      totalLag: number;
+      totalPendingCount: number;
+    }>;
+    const mine = rows.find((r) => r.streamPrefix === fx.p)!;
+    expect(mine.totalLag).toBeGreaterThan(0);
+    await page.goto(`${fx.url}/console`);
+    await waitForView(page, 'groups');
+    const row = `document.querySelector('tr[data-group="${fx.p}/${fx.p}"]')`;
+    const cells = (await page.evaluate(
+      `[${row}.querySelector('td.lag').innerText, ${row}.querySelector('td.pending').innerText]`,
+    )) as string[];
+    expect(cells).toEqual([String(mine.totalLag), String(mine.totalPendingCount)]);
+    expect(problemsOf(page)).toEqual([]);
+  });
+
   it('the CLI shows the expired member as EXPIRED and only the live one as current owner', async () => {
     const members = await runCli(['members', fx.p, fx.p, '--url', fx.url], {});
     expect(members.code).toBe(0);

@@ -11,6 +11,7 @@ import type {
 import type {
   AssignmentsResponseJson,
   GroupResponseJson,
+  GroupRowJson,
   HealthResponseJson,
   MemberJson,
   MembersResponseJson,
@@ -23,6 +24,7 @@ import type {
 export type {
   AssignmentsResponseJson,
   GroupResponseJson,
+  GroupRowJson,
   HealthResponseJson,
   MemberJson,
   MembersResponseJson,

@@ -3,7 +3,7 @@
  * linking to its group view.
  */
 import { describeError, type Optional, optional } from './api.js';
-import type { GroupResponseJson, HealthResponseJson, MigrationJson } from './api-types.js';
+import type { GroupResponseJson, GroupRowJson, HealthResponseJson, MigrationJson } from './api-types.js';
 import { admin } from './client.js';
 import { fill, h } from './dom.js';
 import { fmtNum, isNum } from './format.js';
@@ -49,8 +49,20 @@ function migrationCell(m: MigrationJson | null | undefined): HTMLSpanElement {
   ]);
 }
 
-function groupRow(g: GroupResponseJson): HTMLTableRowElement {
+/** `<prefix>\u0000<group>`: the key of a group in maps. */
+const keyOf = (p: string, g: string) => p + '\u0000' + g;
+
+/** Lag and pending of each group (from the Grafana rows), or null when they could not be read. */
+type LagByGroup = Map<string, GroupRowJson> | null;
+
+function lagCell(row: GroupRowJson | undefined, lag: LagByGroup): HTMLTableCellElement {
+  if (!lag || !row) return td(h('span', { class: 'muted', text: '—' }), 'num');
+  return td(row.totalLag === null ? 'unknown' : fmtNum(row.totalLag), 'num lag');
+}
+
+function groupRow(g: GroupResponseJson, lag: LagByGroup): HTMLTableRowElement {
   const removed = Array.isArray(g.removedShards) ? g.removedShards.length : 0;
+  const row = lag?.get(keyOf(g.streamPrefix, g.consumerGroup));
   return h('tr', { 'data-group': g.streamPrefix + '/' + g.consumerGroup }, [
     td(mono(g.streamPrefix)),
     td(link(groupHref(g.streamPrefix, g.consumerGroup), mono(g.consumerGroup), 'group-link')),
@@ -58,13 +70,15 @@ function groupRow(g: GroupResponseJson): HTMLTableRowElement {
     td(fmtNum(g.shardCount) + (removed ? ' (+' + removed + ' draining)' : ''), 'num'),
     td(fmtNum(countKeys(g.targetAssignmentSummary)), 'num'),
     td(fmtNum(sumValues(g.currentAssignmentSummary)) + ' / ' + fmtNum(g.shardCount + removed), 'num'),
+    lagCell(row, lag),
+    td(lag && row ? fmtNum(row.totalPendingCount) : '—', 'num pending'),
     td(fmtNum(g.groupEpoch) + ' / ' + fmtNum(g.assignmentEpoch), 'num'),
     td(fmtNum(g.metadataVersion), 'num'),
     td(migrationCell(g.activeMigration)),
   ]);
 }
 
-function renderGroupsTable(body: HTMLElement, groups: GroupResponseJson[]): void {
+function renderGroupsTable(body: HTMLElement, groups: GroupResponseJson[], lag: LagByGroup): void {
   if (!groups.length) {
     fill(
       body,
@@ -76,7 +90,7 @@ function renderGroupsTable(body: HTMLElement, groups: GroupResponseJson[]): void
     );
     return;
   }
-  const key = (g: GroupResponseJson) => g.streamPrefix + '\u0000' + g.consumerGroup;
+  const key = (g: GroupResponseJson) => keyOf(g.streamPrefix, g.consumerGroup);
   const sorted = groups.slice().sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   fill(
     body,
@@ -88,11 +102,13 @@ function renderGroupsTable(body: HTMLElement, groups: GroupResponseJson[]): void
         { text: 'Shards', cls: 'num' },
         { text: 'Members', cls: 'num' },
         { text: 'Assigned', cls: 'num' },
+        { text: 'Lag', cls: 'num' },
+        { text: 'Pending', cls: 'num' },
         { text: 'Epochs (group / assign.)', cls: 'num' },
         { text: 'Metadata v.', cls: 'num' },
         'Migration',
       ],
-      sorted.map(groupRow),
+      sorted.map((g) => groupRow(g, lag)),
     ),
   );
 }
@@ -118,10 +134,18 @@ export function groupsView(): View {
       panel('Groups', 'GET /coord/v1/monitoring/groups', body),
     ]),
     refresh: async () => {
-      const [list, health] = await Promise.all([admin.groups(), optional(admin.health())]);
+      const [list, health, rows] = await Promise.all([
+        admin.groups(),
+        optional(admin.health()),
+        optional(admin.groupRows()),
+      ]);
       const groups = list?.groups || [];
+      // Lag needs Redis reads; without them (no inspector, an error) the column shows '—'.
+      const lag: LagByGroup = rows.data
+        ? new Map(rows.data.map((r) => [keyOf(r.streamPrefix, r.consumerGroup), r]))
+        : null;
       renderHealthCards(cards, health, groups);
-      renderGroupsTable(body, groups);
+      renderGroupsTable(body, groups, lag);
     },
     fail: (e) => {
       fill(body, h('p', { class: 'empty' }, alertBox('Cannot load the groups: ' + describeError(e))));
