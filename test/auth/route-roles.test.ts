@@ -28,6 +28,7 @@ const ROUTES: ReadonlyArray<readonly [string, string, Required]> = [
   ['GET', '/streams/{p}/groups/{g}/migrations/{id}', 'READ'],
   ['POST', '/streams/{p}/groups/{g}/migrations/{id}/rollback', 'WRITE'],
   ['POST', '/streams/{p}/groups/{g}/members/{m}/heartbeat', 'HEARTBEAT'],
+  ['POST', '/streams/{p}/groups/{g}/heartbeats', 'HEARTBEAT'],
   ['GET', '/monitoring/session', 'READ'],
   ['GET', '/monitoring/health', 'READ'],
   ['GET', '/monitoring/compatibility', 'READ'],
@@ -72,6 +73,7 @@ function fill(template: string, p: string, g: string): string {
 
 function bodyFor(template: string, p: string): unknown {
   if (template.endsWith('/heartbeat')) return heartbeatBody('m-1', p, { epoch: 0, mv: 0 });
+  if (template.endsWith('/heartbeats')) return { heartbeats: [heartbeatBody('m-1', p, { epoch: 0, mv: 0 })] };
   if (template.endsWith('/scale')) return { targetShardCount: 3, requestedBy: 'auth-suite' };
   return { requestedBy: 'auth-suite', initialShardCount: 2 };
 }
