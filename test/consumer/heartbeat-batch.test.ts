@@ -7,11 +7,12 @@
  */
 import { Hono } from 'hono';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CoordinatorUnreachableError } from '../../src/client/errors.js';
 import type { FetchLike } from '../../src/client/transport.js';
 import { createApp } from '../../src/http/app.js';
 import { standaloneClient } from '../support/redis.js';
 import type { Stack } from '../support/stack.js';
-import { eventually, newStream, publish, realStack, testConsumer } from './support.js';
+import { collect, eventually, newStream, publish, realStack, testConsumer } from './support.js';
 
 const stack = realStack({ name: 'standalone', make: standaloneClient });
 const redis = standaloneClient();
@@ -167,5 +168,44 @@ describe('consumer > batched heartbeats', () => {
     const { fetch, seen } = recording(stack);
     await consumeAll(p, fetch, 4, { batchHeartbeats: false });
     expect(seen.batches).toEqual([]);
+  });
+
+  it('keeps each member’s own timeout and retries while a batch hangs, and recovers', async () => {
+    const p = await newStream(stack, 2, 'hbh');
+    const rec = recording(stack);
+    let hang = false;
+    const fetch: FetchLike = (url, init) =>
+      hang && url.endsWith('/heartbeats') ? new Promise<Response>(() => {}) : rec.fetch(url, init);
+    const c = testConsumer({ streamPrefix: p, redis, fetch, concurrency: 2, handler: () => 'ack' as const });
+    const errors = collect(c, 'error');
+    c.start();
+    try {
+      const healthy = () => {
+        expect(c.status().every((m) => m.lastStatus === 'OK' && m.leaseValid)).toBe(true);
+        expect(
+          c
+            .status()
+            .flatMap((m) => m.reading)
+            .sort(),
+        ).toEqual([0, 1]);
+      };
+      await eventually(healthy);
+      await eventually(() => expect(rec.seen.batches.length).toBeGreaterThan(0));
+      hang = true;
+      // Every member times out on its own request timeout and reports it, as with a hung single.
+      await eventually(() =>
+        expect(new Set(errors.filter((e) => e.context === 'heartbeat').map((e) => e.memberId))).toEqual(
+          new Set(c.memberIds),
+        ),
+      );
+      const timeouts = errors.filter((e) => e.context === 'heartbeat').map((e) => e.error);
+      expect(timeouts.every((e) => e instanceof CoordinatorUnreachableError && e.timedOut)).toBe(true);
+      const batchesBefore = rec.seen.batches.length;
+      hang = false;
+      await eventually(healthy);
+      await eventually(() => expect(rec.seen.batches.length).toBeGreaterThan(batchesBefore));
+    } finally {
+      await c.close();
+    }
   });
 });
