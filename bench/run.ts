@@ -5,12 +5,13 @@
  * Options (env): BENCH_SIZES (members per group; default "100,1000" for the heartbeat cost bench and
  * "10,100,1000,5000" for the real-time scale bench, where sizes of 3,000 and more run on two
  * coordinator instances), BENCH_TRIALS (default 3), BENCH_ONLY (comma-separated subset of
- * scale,heartbeat,producer,consumer,login; default all).
+ * scale,heartbeat,heartbeat-batch,producer,consumer,login; default all).
  */
 
 import { startStandalone } from '../test/support/redis-server.js';
 import { benchConsumer } from './consumer.js';
 import { benchHeartbeats, type HeartbeatBenchRow } from './heartbeat.js';
+import { benchHeartbeatBatch } from './heartbeat-batch.js';
 import { benchLoginStorm } from './login-storm.js';
 import { benchProducer } from './producer.js';
 import { benchScale, type ScaleRow } from './scale/scale.js';
@@ -141,6 +142,7 @@ async function main(): Promise<void> {
   try {
     const rows = only('heartbeat') ? await benchHeartbeats(redis.url, sizes, trials) : [];
     if (rows.length > 0) console.log(heartbeatTables(rows));
+    if (only('heartbeat-batch')) console.log(`\n${await benchHeartbeatBatch(redis.url)}`);
     if (only('producer')) console.log(`\n${await benchProducer(redis.url)}`);
     if (only('consumer')) console.log(`\n${await benchConsumer(redis.url)}`);
     if (only('login')) console.log(`\n${await benchLoginStorm(redis.url)}`);

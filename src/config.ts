@@ -116,6 +116,11 @@ export const configSchema = z
     COORDINATOR_MAX_GROUPS_PER_STREAM: intIn(0, 1_000_000).default(DEFAULT_MAX_GROUPS_PER_STREAM),
     /** Live members per group at most; a join beyond → 409 MEMBER_LIMIT_REACHED; 0 = no limit. @default 10000 */
     COORDINATOR_MAX_MEMBERS_PER_GROUP: intIn(0, 1_000_000).default(DEFAULT_MAX_MEMBERS_PER_GROUP),
+    /**
+     * Serve and advertise the batched member heartbeat (`POST …/groups/{g}/heartbeats`, capability
+     * BATCH_HEARTBEAT); `false` answers it 404 and advertises nothing, so SDKs send single heartbeats. @default true
+     */
+    COORDINATOR_BATCH_HEARTBEATS: bool.default(true),
     /** Admin principal (all roles); @default 'admin' when a password or hash is set. */
     COORDINATOR_ADMIN_USERNAME: z.string().optional(),
     /** Plaintext admin password. No default: without credentials the service runs open. */
@@ -217,6 +222,8 @@ export interface CoordinatorConfig {
   maxGroupsPerStream: number;
   /** Live members per group at most (a join beyond is refused); 0 = no limit. */
   maxMembersPerGroup: number;
+  /** COORDINATOR_BATCH_HEARTBEATS: the batched heartbeat route is served and advertised. */
+  batchHeartbeats: boolean;
   /** Credentials, token and member-auth settings; null = open mode (no credentials). */
   auth: AuthConfig | null;
   /** COORDINATOR_OPEN_MODE: open mode was asked for explicitly (the Worker requires it). */
@@ -285,6 +292,7 @@ export function parseConfig(env: Record<string, string | undefined>): Coordinato
     maxStreams: c.COORDINATOR_MAX_STREAMS,
     maxGroupsPerStream: c.COORDINATOR_MAX_GROUPS_PER_STREAM,
     maxMembersPerGroup: c.COORDINATOR_MAX_MEMBERS_PER_GROUP,
+    batchHeartbeats: c.COORDINATOR_BATCH_HEARTBEATS,
     auth: resolveAuthConfig(c).auth,
     explicitOpenMode: c.COORDINATOR_OPEN_MODE,
     rateLimitAdminMutationsPerMinute: c.COORDINATOR_RATE_LIMIT_ADMIN_MUTATIONS_PER_MINUTE,

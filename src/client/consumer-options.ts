@@ -100,6 +100,12 @@ export interface ConsumerOptions {
   leaseMarginMs?: number | undefined;
   /** Longest wait in `close()` for in-flight work before leaving anyway, ms. @default 30000 */
   shutdownTimeoutMs?: number | undefined;
+  /**
+   * Send the heartbeats of this process's members that are due together as one request, when
+   * the coordinator advertises `BATCH_HEARTBEAT` (single heartbeats otherwise, e.g. against the
+   * reference coordinator). `false` always sends one request per member. @default true
+   */
+  batchHeartbeats?: boolean | undefined;
   /** Event listeners registered before anything starts. @default none */
   listeners?: ConsumerListeners | undefined;
 }
@@ -125,6 +131,7 @@ export interface ResolvedConsumerOptions {
   fallbackLeaseTtlMs: number;
   leaseMarginMs: number | null;
   shutdownTimeoutMs: number;
+  batchHeartbeats: boolean;
 }
 
 /** Keeps `[A-Za-z0-9._-]`, replacing anything else with `-` (as the reference clients do). */
@@ -170,6 +177,13 @@ export function memberIds(base: string, concurrency: number): string[] {
 export function backoffMs(b: Required<RetryBackoff>, deliveryCount: number): number {
   const exp = Math.max(0, deliveryCount - 1);
   return Math.min(b.maxMs, Math.round(b.baseMs * b.factor ** exp));
+}
+
+/** A boolean option, or its default when absent. */
+function flag(name: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new InvalidOptionsError(`createConsumer: ${name} must be a boolean`);
+  return value;
 }
 
 /** Validates `options` and applies defaults; throws `InvalidOptionsError`. */
@@ -243,6 +257,7 @@ export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsum
     fallbackLeaseTtlMs,
     leaseMarginMs,
     shutdownTimeoutMs: int('shutdownTimeoutMs', options.shutdownTimeoutMs ?? 30_000, 0),
+    batchHeartbeats: flag('batchHeartbeats', options.batchHeartbeats, true),
   };
 }
 

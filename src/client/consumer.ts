@@ -10,6 +10,7 @@ import { type ConsumerEventName, ConsumerEvents, type ConsumerListener } from '.
 import { type ConsumerOptions, memberIds, resolveConsumerOptions } from './consumer-options.js';
 import { ConsumerRedis } from './consumer-redis.js';
 import { InvalidOptionsError } from './errors.js';
+import { HeartbeatBatcher } from './heartbeat-batcher.js';
 import { Member, type MemberStatus } from './member.js';
 import { CoordinatorTransport } from './transport.js';
 
@@ -43,8 +44,15 @@ export function createConsumer(options: ConsumerOptions): Consumer {
   }
   const events = new ConsumerEvents(options.listeners);
   const redis = new ConsumerRedis(options.redis, o.consumerGroup);
+  // One sender per consumer: the members of this process are the ones whose heartbeats batch.
+  const heartbeats = new HeartbeatBatcher(transport, {
+    streamPrefix: o.streamPrefix,
+    consumerGroup: o.consumerGroup,
+    enabled: o.batchHeartbeats,
+  });
   const members = memberIds(o.memberBase, o.concurrency).map(
-    (memberId) => new Member({ memberId, options: o, transport, redis, handler: options.handler, events }),
+    (memberId) =>
+      new Member({ memberId, options: o, transport, heartbeats, redis, handler: options.handler, events }),
   );
   let closing: Promise<void> | null = null;
 

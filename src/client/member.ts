@@ -13,6 +13,7 @@ import {
   type ResolvedConsumerOptions,
 } from './consumer-options.js';
 import type { ConsumerRedis } from './consumer-redis.js';
+import type { HeartbeatSender } from './heartbeat-batcher.js';
 import { type HeartbeatAnswer, MemberProtocol, parseHeartbeatAnswer } from './member-protocol.js';
 import { MemberShards } from './member-shards.js';
 import { jitter, Pause, sleep, waitUntil, withTimeout } from './member-timing.js';
@@ -23,6 +24,8 @@ export interface MemberContext {
   memberId: string;
   options: ResolvedConsumerOptions;
   transport: CoordinatorTransport;
+  /** Sends heartbeats (alone, or batched with the consumer's other members). */
+  heartbeats: HeartbeatSender;
   redis: ConsumerRedis;
   handler: ConsumerHandler;
   events: ConsumerEvents;
@@ -48,6 +51,11 @@ export interface MemberStatus {
 const MIN_GAP_MS = 25;
 /** Longest wait in `close()` for hard-stopped shards before leaving, ms. */
 const HARD_STOP_WAIT_MS = 1000;
+/**
+ * Share of a steady interval by which a batch may pull a member's heartbeat forward: covers the
+ * tenth `spread` takes off, so members answered together go out together again.
+ */
+const PULL_IN_SHARE = 0.2;
 
 /** Heartbeat path of a member. */
 export function heartbeatPath(streamPrefix: string, group: string, memberId: string): string {
@@ -68,6 +76,11 @@ export class Member {
   private closed: Promise<void> | null = null;
   private leaseTimer: ReturnType<typeof setTimeout> | null = null;
   private signalStop: () => void = () => {};
+  /** While a steady pause runs: from when a batch may end it early (null otherwise). */
+  private pullableAt: number | null = null;
+  private readonly unregister: () => void;
+  /** The delay the latest answer set is the steady interval (set by `onAnswer`). */
+  private steadyDelay = false;
   /** Resolves when the heartbeat loop is told to stop. */
   private readonly stopped = new Promise<void>((resolve) => {
     this.signalStop = resolve;
@@ -88,6 +101,14 @@ export class Member {
       leaseValid: () => this.protocol.leaseValid(Date.now()),
       // Report REVOKED now, so the next owner need not wait a whole interval.
       onRevoked: () => this.pause.wake(),
+    });
+    this.unregister = ctx.heartbeats.register({
+      pullableFrom: () => this.pullableAt,
+      pullIn: () => {
+        if (this.pullableAt === null) return;
+        this.pullableAt = null;
+        this.pause.endNow?.();
+      },
     });
   }
 
@@ -138,6 +159,7 @@ export class Member {
     this.signalStop();
     this.pause.endNow?.();
     await this.loop;
+    this.unregister();
     this.clearLeaseTimer();
     if (this.started && this.protocol.epoch > 0) await this.leave(deadline);
   }
@@ -167,8 +189,13 @@ export class Member {
   private async heartbeatLoop(): Promise<void> {
     let delay = 0;
     let failures = 0;
+    // Only a steady pause may be cut short by a batch: retries and refusals keep their pacing.
+    let steady = false;
     while (!this.stopLoop) {
+      this.pullableAt = steady ? Date.now() + Math.round(delay * (1 - PULL_IN_SHARE)) : null;
       await this.pause.wait(delay);
+      this.pullableAt = null;
+      steady = false;
       if (this.stopLoop) break;
       if (this.protocol.epoch === 0 && this.shards.hasDropped()) {
         // Rejoining tells the coordinator we hold nothing: make it true first (bounded by the
@@ -185,7 +212,7 @@ export class Member {
       const reportedRevoked = joining ? [] : this.shards.revokedShards();
       let answer: HeartbeatAnswer;
       try {
-        const request = this.ctx.transport.request<unknown>('POST', this.path, body);
+        const request = this.ctx.heartbeats.send(this.path, this.id, body);
         answer = parseHeartbeatAnswer(
           await withTimeout(request, this.protocol.requestTimeoutMs(), 'heartbeat'),
         );
@@ -203,6 +230,7 @@ export class Member {
       }
       failures = 0;
       delay = this.onAnswer(answer, sentAt, reportedRevoked, joining);
+      steady = this.steadyDelay;
     }
   }
 
@@ -213,6 +241,7 @@ export class Member {
     reportedRevoked: number[],
     joining: boolean,
   ): number {
+    this.steadyDelay = false;
     const s = answer.status;
     if (s === 'OK' || s === 'SYNC_METADATA' || s === 'REVOKE_PENDING')
       this.shards.revokesSeen(reportedRevoked);
@@ -231,6 +260,7 @@ export class Member {
           for (const shard of decision.start) if (this.protocol.mayRead(shard, now)) this.shards.start(shard);
         }
         this.armLeaseTimer();
+        this.steadyDelay = true;
         return spread(this.protocol.nextDelayMs());
       }
       case 'drop-all': {

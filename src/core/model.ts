@@ -47,6 +47,14 @@ export const HEARTBEAT_STATUSES = [
 /** A heartbeat outcome. */
 export type HeartbeatStatus = (typeof HEARTBEAT_STATUSES)[number];
 
+/**
+ * Additive protocol extensions a coordinator may advertise (heartbeat answers' `capabilities`,
+ * `/monitoring/compatibility`). Reference clients ignore the field; our SDK uses what is listed.
+ */
+export const COORDINATOR_CAPABILITIES = ['BATCH_HEARTBEAT'] as const;
+/** One advertised extension. */
+export type CoordinatorCapability = (typeof COORDINATOR_CAPABILITIES)[number];
+
 /** Per-shard consumption progress as last reported by a member. */
 export interface ShardProgress {
   shard: number;

@@ -305,6 +305,7 @@ describe('http > heartbeat', () => {
         pendingShards: [{ shardIndex: 2 }],
         metadataVersion: 9,
       },
+      capabilities: ['BATCH_HEARTBEAT'],
     });
   });
 
@@ -428,6 +429,8 @@ describe('http > monitoring', () => {
           timingDefaults: { heartbeatInterval: 'PT3S', memberLeaseTtl: 'PT15S', rebalanceTimeout: 'PT1M' },
         },
       ],
+      capabilities: ['BATCH_HEARTBEAT'],
+      heartbeatBatchMaxItems: 64,
     });
   });
 

@@ -24,6 +24,7 @@ import type {
   ErrorResponseJson,
   GroupResponseJson,
   HealthResponseJson,
+  HeartbeatBatchResponseJson,
   HeartbeatResponseJson,
   MemberJson,
   MigrationJson,
@@ -44,6 +45,7 @@ describe('openapi > response schemas match the view types', () => {
     expectTypeOf<Out<typeof R.streamCreateResponseSchema>>().toEqualTypeOf<StreamCreateResponseJson>();
     expectTypeOf<Out<typeof R.producerRoutingResponseSchema>>().toEqualTypeOf<ProducerRoutingResponseJson>();
     expectTypeOf<Out<typeof R.heartbeatResponseSchema>>().toEqualTypeOf<HeartbeatResponseJson>();
+    expectTypeOf<Out<typeof R.heartbeatBatchResponseSchema>>().toEqualTypeOf<HeartbeatBatchResponseJson>();
     expectTypeOf<Out<typeof R.memberSchema>>().toEqualTypeOf<MemberJson>();
     expectTypeOf<Out<typeof R.assignmentsResponseSchema>>().toEqualTypeOf<AssignmentsResponseJson>();
     expectTypeOf<Out<typeof R.consumptionResponseSchema>>().toEqualTypeOf<{

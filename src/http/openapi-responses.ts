@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import {
+  COORDINATOR_CAPABILITIES,
   GROUP_STATES,
   HEARTBEAT_STATUSES,
   MEMBER_STATES,
@@ -27,6 +28,10 @@ export const migrationStateSchema = z.enum(MIGRATION_STATES);
 /** Heartbeat outcomes (wire enum `HeartbeatStatus`). */
 export const heartbeatStatusSchema = z.enum(HEARTBEAT_STATUSES);
 const removedShardStateSchema = z.enum(REMOVED_SHARD_STATES);
+/** Additive: the protocol extensions this coordinator serves (unknown values must be ignored). */
+const capabilitiesSchema = z
+  .array(z.enum(COORDINATOR_CAPABILITIES))
+  .describe('additive protocol extensions served here, e.g. BATCH_HEARTBEAT');
 
 /** `ErrorResponse`. */
 export const errorResponseSchema = z.object({
@@ -124,6 +129,23 @@ export const heartbeatResponseSchema = z.object({
     pendingShards: z.array(shardIdSchema),
     metadataVersion: z.int(),
   }),
+  capabilities: capabilitiesSchema,
+});
+
+/**
+ * Additive: answer of `POST …/groups/{g}/heartbeats`, one item per request item, in order. An
+ * item is what the single route would have answered: `httpStatus` 200 with `heartbeat`, or the
+ * refusal's status with its `ErrorResponse` in `error`.
+ */
+export const heartbeatBatchResponseSchema = z.object({
+  results: z.array(
+    z.object({
+      memberId: text,
+      httpStatus: z.int().min(200).max(599),
+      heartbeat: heartbeatResponseSchema.nullable(),
+      error: errorResponseSchema.nullable(),
+    }),
+  ),
 });
 
 const shardProgressSchema = z.object({
@@ -216,6 +238,8 @@ export const compatibilityResponseSchema = z.object({
       }),
     }),
   ),
+  capabilities: capabilitiesSchema,
+  heartbeatBatchMaxItems: z.int().min(0).describe('items one batched heartbeat may carry (0: no batching)'),
 });
 
 /** `/monitoring/session`. */

@@ -166,6 +166,29 @@ export const heartbeatRequestSchema = z.object({
   memberInstanceId: memberInstanceIdSchema.nullish(),
 });
 
+/** Most heartbeats one batch may carry (`POST …/groups/{g}/heartbeats`); beyond → 400. */
+export const HEARTBEAT_BATCH_MAX_ITEMS = 64;
+
+/**
+ * Additive: body of the batched heartbeat, one single-route body per member. Each item names its
+ * member in `memberId` (it is the path id too); a member appears at most once, so no two items
+ * race for the same member record inside one request.
+ */
+export const heartbeatBatchRequestSchema = z.object({
+  heartbeats: z
+    .array(heartbeatRequestSchema)
+    .min(1)
+    .max(HEARTBEAT_BATCH_MAX_ITEMS)
+    .superRefine((items, ctx) => {
+      const seen = new Set<string>();
+      items.forEach((item, i) => {
+        if (seen.has(item.memberId))
+          ctx.addIssue({ code: 'custom', path: [i, 'memberId'], message: 'repeats an earlier item' });
+        seen.add(item.memberId);
+      });
+    }),
+});
+
 /** A parsed `POST /streams/{p}` body. */
 export type CreateStreamBody = z.infer<typeof createStreamSchema>;
 /** A parsed `POST /streams/{p}/groups/{g}` body. */
@@ -176,6 +199,8 @@ export type DeleteGroupBody = z.infer<typeof deleteGroupSchema>;
 export type DeleteStreamBody = z.infer<typeof deleteStreamSchema>;
 /** A parsed heartbeat body. */
 export type HeartbeatRequestBody = z.infer<typeof heartbeatRequestSchema>;
+/** A parsed batched-heartbeat body. */
+export type HeartbeatBatchRequestBody = z.infer<typeof heartbeatBatchRequestSchema>;
 /** A parsed scale body. */
 export type ScaleBody = z.infer<typeof scaleSchema>;
 /** A parsed rollback body. */
@@ -215,6 +240,10 @@ export type ProducerRoutingResponseJson = z.output<typeof R.producerRoutingRespo
 export type ProducerRoutingShardJson = ProducerRoutingResponseJson['shards'][number];
 /** `HeartbeatResponse` (PROTOCOL §3.2) plus additive `memberLeaseTtlMs` (SPEC §8.10). */
 export type HeartbeatResponseJson = z.output<typeof R.heartbeatResponseSchema>;
+/** Additive: the batched heartbeat's answer, one single-route answer per item, in order. */
+export type HeartbeatBatchResponseJson = z.output<typeof R.heartbeatBatchResponseSchema>;
+/** One item of `HeartbeatBatchResponse`. */
+export type HeartbeatBatchItemJson = HeartbeatBatchResponseJson['results'][number];
 /** `MemberMetadata` of the members view (PROTOCOL §2.9). */
 export type MemberJson = z.output<typeof R.memberSchema>;
 /** `ShardConsumptionProgress` as stored on a member. */

@@ -20,7 +20,12 @@ import type {
   ShardProgress,
   StreamDoc,
 } from '../core/model.js';
-import { consumableShards, PROTOCOL_VERSION } from '../core/model.js';
+import {
+  COORDINATOR_CAPABILITIES,
+  type CoordinatorCapability,
+  consumableShards,
+  PROTOCOL_VERSION,
+} from '../core/model.js';
 import { migrationsByCreation } from '../core/stream-state.js';
 import { redisSlot } from '../routing/slot.js';
 import type {
@@ -41,6 +46,18 @@ import type {
   StreamScaleResponseJson,
   VersionJson,
 } from './schemas.js';
+import { HEARTBEAT_BATCH_MAX_ITEMS } from './schemas.js';
+
+/** The timings and switches every answer that states them reads. */
+type AnswerConfig = Pick<
+  CoordinatorConfig,
+  'heartbeatIntervalMs' | 'rebalanceTimeoutMs' | 'memberLeaseTtlMs' | 'batchHeartbeats'
+>;
+
+/** The additive extensions this configuration serves (none when batching is switched off). */
+export function capabilitiesOf(config: Pick<CoordinatorConfig, 'batchHeartbeats'>): CoordinatorCapability[] {
+  return COORDINATOR_CAPABILITIES.filter((c) => c !== 'BATCH_HEARTBEAT' || config.batchHeartbeats);
+}
 
 /** Epoch ms → ISO-8601 UTC (`2026-05-24T00:00:03.123Z`). */
 export function isoInstant(ms: number): string {
@@ -223,7 +240,7 @@ export function routingView({ stream, group }: GroupSnapshot): ProducerRoutingRe
 export function heartbeatView(
   out: HeartbeatOutput,
   requestId: string,
-  config: Pick<CoordinatorConfig, 'heartbeatIntervalMs' | 'rebalanceTimeoutMs' | 'memberLeaseTtlMs'>,
+  config: AnswerConfig,
 ): HeartbeatResponseJson {
   return {
     responseTo: requestId,
@@ -241,6 +258,7 @@ export function heartbeatView(
       pendingShards: sortedShardIds(out.pendingShards),
       metadataVersion: out.assignmentMetadataVersion,
     },
+    capabilities: capabilitiesOf(config),
   };
 }
 
@@ -335,9 +353,7 @@ function version(major: number, minor: number, patch: number): VersionJson {
 }
 
 /** `/monitoring/compatibility`: the one coordination version we speak and our timing defaults. */
-export function compatibilityView(
-  config: Pick<CoordinatorConfig, 'heartbeatIntervalMs' | 'rebalanceTimeoutMs' | 'memberLeaseTtlMs'>,
-): CompatibilityResponseJson {
+export function compatibilityView(config: AnswerConfig): CompatibilityResponseJson {
   return {
     currentCoordinationVersion: PROTOCOL_VERSION,
     supportedCoordinationVersions: { min: PROTOCOL_VERSION, max: PROTOCOL_VERSION },
@@ -356,5 +372,7 @@ export function compatibilityView(
         },
       },
     ],
+    capabilities: capabilitiesOf(config),
+    heartbeatBatchMaxItems: config.batchHeartbeats ? HEARTBEAT_BATCH_MAX_ITEMS : 0,
   };
 }

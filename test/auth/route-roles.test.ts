@@ -29,6 +29,7 @@ const ROUTES: ReadonlyArray<readonly [string, string, Required]> = [
   ['GET', '/streams/{p}/groups/{g}/migrations/{id}', 'READ'],
   ['POST', '/streams/{p}/groups/{g}/migrations/{id}/rollback', 'WRITE'],
   ['POST', '/streams/{p}/groups/{g}/members/{m}/heartbeat', 'HEARTBEAT'],
+  ['POST', '/streams/{p}/groups/{g}/heartbeats', 'HEARTBEAT'],
   ['GET', '/monitoring/session', 'READ'],
   ['GET', '/monitoring/health', 'READ'],
   ['GET', '/monitoring/compatibility', 'READ'],
@@ -75,6 +76,7 @@ function fill(template: string, p: string, g: string): string {
 
 function bodyFor(method: string, template: string, p: string): unknown {
   if (template.endsWith('/heartbeat')) return heartbeatBody('m-1', p, { epoch: 0, mv: 0 });
+  if (template.endsWith('/heartbeats')) return { heartbeats: [heartbeatBody('m-1', p, { epoch: 0, mv: 0 })] };
   if (template.endsWith('/scale')) return { targetShardCount: 3, requestedBy: 'auth-suite' };
   if (method === 'DELETE' && template === '/streams/{p}')
     return { requestedBy: 'auth-suite', reason: 'roles', force: true };

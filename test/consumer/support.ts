@@ -84,6 +84,22 @@ export function controlledFetch(stack: Stack): ControlledFetch {
         );
       }
       const res = await app.request(url, init);
+      if (url.endsWith('/heartbeats') && res.status === 200) {
+        // A batch: every item is a heartbeat its member sent and got answered; a lost answer
+        // is lost for the whole batch (one connection).
+        const items = JSON.parse(String(init.body)).heartbeats as Array<{ memberId: string }>;
+        const results = (await res.clone().json()).results as Array<{ heartbeat: unknown; error: unknown }>;
+        const seen = items.map((body, i) => ({
+          memberId: body.memberId,
+          body,
+          answer: results[i]!.heartbeat ?? results[i]!.error,
+        }));
+        if (ctl.loseAnswer && seen.some((h) => ctl.loseAnswer!(h))) {
+          ctl.lost.push(...seen);
+          throw new TypeError('fetch failed (test: answer lost)');
+        }
+        ctl.heartbeats.push(...seen);
+      }
       if (url.endsWith('/heartbeat')) {
         const text = await res.clone().text();
         const body = JSON.parse(String(init.body));

@@ -6,13 +6,18 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
+import { CoordinatorError } from '../../core/errors.js';
 import type { HeartbeatInput } from '../../core/heartbeat-types.js';
 import { apiRoute, apiRouter, groupParams, MUTATION_ERRORS, validBody } from '../api-route.js';
 import type { AppEnv, ResolvedDeps } from '../context.js';
-import { type HeartbeatRequestBody, memberIdSchema } from '../schemas.js';
+import { runHeartbeatBatch } from '../heartbeat-batch.js';
+import { HEARTBEAT_BATCH_MAX_ITEMS, type HeartbeatRequestBody, memberIdSchema } from '../schemas.js';
 import { heartbeatView } from '../views.js';
 
-/** The declared member operation. */
+/** A batch body may be this many times COORDINATOR_MAX_BODY_BYTES (it carries up to 64 bodies). */
+export const BATCH_BODY_FACTOR = 16;
+
+/** The declared member operations. */
 export const MEMBER_ROUTES = {
   heartbeat: apiRoute({
     method: 'post',
@@ -27,6 +32,23 @@ export const MEMBER_ROUTES = {
     body: { component: 'HeartbeatRequest', required: true },
     success: { status: 200, description: 'Heartbeat outcome', body: { component: 'HeartbeatResponse' } },
     errors: [...MUTATION_ERRORS, 'MEMBER_ID_IN_USE', 'MEMBER_LIMIT_REACHED'],
+  }),
+  heartbeatBatch: apiRoute({
+    method: 'post',
+    path: '/coord/v1/streams/{streamPrefix}/groups/{consumerGroup}/heartbeats',
+    operationId: 'heartbeatBatch',
+    tag: 'Members',
+    summary: 'Batched member heartbeats (additive)',
+    description: `Additive (capability \`BATCH_HEARTBEAT\`): up to ${HEARTBEAT_BATCH_MAX_ITEMS} heartbeats of distinct members of one group in one request, each a single-route body whose \`memberId\` is also its path id. Answered 200 with one item per heartbeat, in order, each exactly what \`POST …/members/{memberId}/heartbeat\` would answer: \`httpStatus\` 200 and \`heartbeat\`, or the refusal's status (409 \`MEMBER_ID_IN_USE\`, 409 \`MEMBER_LIMIT_REACHED\`, 409 \`STATE_VERSION_CONFLICT\`, 500, 503) and its \`ErrorResponse\` in \`error\`. Items run one after another with the single route's per-member atomicity; after an item answered 503 \`REDIS_UNAVAILABLE\` or \`COORDINATOR_TERMINATING\` the rest get the same entry without being attempted. One authentication check for the whole request (the single heartbeat's access and stream scope). A body that is not a valid batch (a bad item, more than ${HEARTBEAT_BATCH_MAX_ITEMS} items, a repeated memberId) is a 400 for the whole request; a body over ${BATCH_BODY_FACTOR}× \`COORDINATOR_MAX_BODY_BYTES\` a 413. 404 when \`COORDINATOR_BATCH_HEARTBEATS=false\`.`,
+    access: 'MEMBER_API',
+    params: z.object(groupParams),
+    body: { component: 'HeartbeatBatchRequest', required: true },
+    success: {
+      status: 200,
+      description: 'One single-route answer per heartbeat, in request order',
+      body: { component: 'HeartbeatBatchResponse' },
+    },
+    errors: [...MUTATION_ERRORS, 'NOT_FOUND'],
   }),
 };
 
@@ -67,9 +89,9 @@ export function toHeartbeatInput(body: HeartbeatRequestBody, pathMemberId: strin
   };
 }
 
-/** `POST /streams/{p}/groups/{g}/members/{m}/heartbeat`. */
+/** `POST /streams/{p}/groups/{g}/members/{m}/heartbeat` and the batched `…/groups/{g}/heartbeats`. */
 export function memberRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
-  const { coordinator, config } = deps;
+  const { coordinator, config, log } = deps;
   const r = MEMBER_ROUTES;
   const app = apiRouter();
   app.openapi(r.heartbeat.route, async (c) => {
@@ -77,6 +99,19 @@ export function memberRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
     const body = await validBody(c, r.heartbeat, config.maxBodyBytes);
     const out = await coordinator.heartbeat(streamPrefix, consumerGroup, toHeartbeatInput(body, memberId));
     return c.json(heartbeatView(out, body.requestId, config), 200);
+  });
+  app.openapi(r.heartbeatBatch.route, async (c) => {
+    const { streamPrefix, consumerGroup } = c.req.valid('param');
+    if (!config.batchHeartbeats) {
+      throw new CoordinatorError(
+        'NOT_FOUND',
+        'batched heartbeats are switched off (COORDINATOR_BATCH_HEARTBEATS)',
+      );
+    }
+    const body = await validBody(c, r.heartbeatBatch, config.maxBodyBytes * BATCH_BODY_FACTOR);
+    const deps = { coordinator, config, log, toInput: toHeartbeatInput };
+    const results = await runHeartbeatBatch(deps, streamPrefix, consumerGroup, body.heartbeats);
+    return c.json({ results }, 200);
   });
   return app;
 }
