@@ -130,6 +130,23 @@ async function main(): Promise<void> {
         heartbeat('billing-m1', b.memberEpoch, b.metadataVersion, own(b)),
       );
     }
+    // Both members in one request, as the SDK batches them.
+    await call('POST', `${g}/heartbeats`, {
+      heartbeats: [
+        heartbeat(
+          'billing-m0',
+          a.memberEpoch,
+          a.metadataVersion,
+          a.assignment.assignedShards.map((s: { shardIndex: number }) => s.shardIndex),
+        ),
+        heartbeat(
+          'billing-m1',
+          b.memberEpoch,
+          b.metadataVersion,
+          b.assignment.assignedShards.map((s: { shardIndex: number }) => s.shardIndex),
+        ),
+      ],
+    });
     for (let i = 0; i < 6; i++) {
       await client.xadd(`orders:${i % 4}`, '*', 'orderId', `o-${1000 + i}`, 'amount', String(20 + i));
     }

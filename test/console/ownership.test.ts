@@ -81,7 +81,7 @@ describe('ownership views > an expired and a LEAVING member beside a live one', 
     expect(problemsOf(page)).toEqual([]);
   });
 
-  it('the groups page counts only the live member and shows the group\'s lag and pending', async () => {
+  it("the groups page counts only the live member and shows the group's lag and pending", async () => {
     const rows = (await fx.call('GET', '/coord/v1/monitoring/grafana/groups')).body as Array<{
       streamPrefix: string;
       totalLag: number;

@@ -79,12 +79,12 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       "metadataVersion": 4,
       "shardCount": 5,
       "activeMigration": {
-        "reshardingId": "reshard-0074e410-0211-4ad9-bf66-9e92e2101192",
+        "reshardingId": "reshard-03b2650d-c06d-445d-8fae-9309f26c045f",
         "fromShardCount": 4,
         "toShardCount": 5,
         "state": "ACTIVE",
-        "createdAt": "2026-12-01T18:53:13.973Z",
-        "updatedAt": "2026-12-01T18:53:13.973Z"
+        "createdAt": "2026-12-01T18:57:12.842Z",
+        "updatedAt": "2026-12-01T18:57:12.842Z"
       },
       "targetAssignmentSummary": {},
       "currentAssignmentSummary": {},
@@ -113,7 +113,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "shardIndex": 5,
           "state": "DRAINING",
           "reason": "rolled back: retired once drained and released",
-          "updatedAt": "2026-12-01T18:53:13.966Z"
+          "updatedAt": "2026-12-01T18:57:12.835Z"
         }
       ]
     }
@@ -256,7 +256,11 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
             "rebalanceTimeout": "PT1M"
           }
         }
-      ]
+      ],
+      "capabilities": [
+        "BATCH_HEARTBEAT"
+      ],
+      "heartbeatBatchMaxItems": 64
     }
   },
   "getConsole": {
@@ -331,7 +335,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       "totalPending": 0,
       "oldestPendingAgeMs": null,
       "lagUnknownShards": 0,
-      "readAtMs": 1796151193907,
+      "readAtMs": 1796151432770,
       "shards": [
         {
           "shardIndex": 0,
@@ -344,8 +348,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "oldestPendingId": null,
           "oldestPendingAgeMs": null,
           "memoryUsageBytes": 5304,
-          "lastRecordId": "1796151193884-0",
-          "lastGeneratedId": "1796151193884-0"
+          "lastRecordId": "1796151432751-0",
+          "lastGeneratedId": "1796151432751-0"
         },
         {
           "shardIndex": 1,
@@ -358,8 +362,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "oldestPendingId": null,
           "oldestPendingAgeMs": null,
           "memoryUsageBytes": 5304,
-          "lastRecordId": "1796151193884-0",
-          "lastGeneratedId": "1796151193884-0"
+          "lastRecordId": "1796151432751-0",
+          "lastGeneratedId": "1796151432751-0"
         },
         {
           "shardIndex": 2,
@@ -372,8 +376,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "oldestPendingId": null,
           "oldestPendingAgeMs": null,
           "memoryUsageBytes": 5304,
-          "lastRecordId": "1796151193884-0",
-          "lastGeneratedId": "1796151193884-0"
+          "lastRecordId": "1796151432750-0",
+          "lastGeneratedId": "1796151432750-0"
         },
         {
           "shardIndex": 3,
@@ -386,8 +390,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "oldestPendingId": null,
           "oldestPendingAgeMs": null,
           "memoryUsageBytes": 5304,
-          "lastRecordId": "1796151193884-0",
-          "lastGeneratedId": "1796151193884-0"
+          "lastRecordId": "1796151432751-0",
+          "lastGeneratedId": "1796151432751-0"
         }
       ]
     }
@@ -427,14 +431,14 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
             "shardIndex": 0
           },
           "streamKey": "orders:0",
-          "recordId": "1796151193884-0",
+          "recordId": "1796151432751-0",
           "fields": {
             "orderId": "o-1004",
             "amount": "24"
           },
           "payload": null,
-          "recordTimestampMs": 1796151193884,
-          "recordTime": "2026-12-01T18:53:13.884Z"
+          "recordTimestampMs": 1796151432751,
+          "recordTime": "2026-12-01T18:57:12.751Z"
         },
         {
           "streamPrefix": "orders",
@@ -443,14 +447,14 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
             "shardIndex": 0
           },
           "streamKey": "orders:0",
-          "recordId": "1796151193883-0",
+          "recordId": "1796151432750-0",
           "fields": {
             "orderId": "o-1000",
             "amount": "20"
           },
           "payload": null,
-          "recordTimestampMs": 1796151193883,
-          "recordTime": "2026-12-01T18:53:13.883Z"
+          "recordTimestampMs": 1796151432750,
+          "recordTime": "2026-12-01T18:57:12.750Z"
         }
       ],
       "nextCursor": null
@@ -463,15 +467,15 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     "params": {
       "streamPrefix": "orders",
       "consumerGroup": "billing",
-      "reshardingId": "reshard-a433c689-472e-490c-815c-bacc862762b3"
+      "reshardingId": "reshard-e622f78a-3a75-457b-8afa-ce58175c1a28"
     },
     "response": {
-      "reshardingId": "reshard-a433c689-472e-490c-815c-bacc862762b3",
+      "reshardingId": "reshard-e622f78a-3a75-457b-8afa-ce58175c1a28",
       "fromShardCount": 4,
       "toShardCount": 6,
       "state": "ACTIVE",
-      "createdAt": "2026-12-01T18:53:13.949Z",
-      "updatedAt": "2026-12-01T18:53:13.949Z"
+      "createdAt": "2026-12-01T18:57:12.823Z",
+      "updatedAt": "2026-12-01T18:57:12.823Z"
     }
   },
   "getMonitoredGroup": {
@@ -535,9 +539,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "redisSlotRangeStart": null,
           "redisSlotRangeEnd": null,
           "streamLength": 2,
-          "firstRecordId": "1796151193883-0",
-          "lastRecordId": "1796151193884-0",
-          "lastGeneratedId": "1796151193884-0",
+          "firstRecordId": "1796151432750-0",
+          "lastRecordId": "1796151432751-0",
+          "lastGeneratedId": "1796151432751-0",
           "groupLastDeliveredId": "0-0",
           "consumerLastDeliveredId": null,
           "consumerLastAckedId": null,
@@ -562,9 +566,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "redisSlotRangeStart": null,
           "redisSlotRangeEnd": null,
           "streamLength": 2,
-          "firstRecordId": "1796151193883-0",
-          "lastRecordId": "1796151193884-0",
-          "lastGeneratedId": "1796151193884-0",
+          "firstRecordId": "1796151432750-0",
+          "lastRecordId": "1796151432751-0",
+          "lastGeneratedId": "1796151432751-0",
           "groupLastDeliveredId": "0-0",
           "consumerLastDeliveredId": null,
           "consumerLastAckedId": null,
@@ -589,9 +593,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "redisSlotRangeStart": null,
           "redisSlotRangeEnd": null,
           "streamLength": 1,
-          "firstRecordId": "1796151193884-0",
-          "lastRecordId": "1796151193884-0",
-          "lastGeneratedId": "1796151193884-0",
+          "firstRecordId": "1796151432750-0",
+          "lastRecordId": "1796151432750-0",
+          "lastGeneratedId": "1796151432750-0",
           "groupLastDeliveredId": "0-0",
           "consumerLastDeliveredId": null,
           "consumerLastAckedId": null,
@@ -616,9 +620,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "redisSlotRangeStart": null,
           "redisSlotRangeEnd": null,
           "streamLength": 1,
-          "firstRecordId": "1796151193884-0",
-          "lastRecordId": "1796151193884-0",
-          "lastGeneratedId": "1796151193884-0",
+          "firstRecordId": "1796151432751-0",
+          "lastRecordId": "1796151432751-0",
+          "lastGeneratedId": "1796151432751-0",
           "groupLastDeliveredId": "0-0",
           "consumerLastDeliveredId": null,
           "consumerLastAckedId": null,
@@ -830,8 +834,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "revokingShardCount": 0,
         "runtimeMaxConcurrency": 4,
         "activeConsumerWorkers": 0,
-        "lastHeartbeatAt": "2026-12-01T18:53:13.879Z",
-        "memberLeaseExpiresAt": "2026-12-01T18:53:28.879Z"
+        "lastHeartbeatAt": "2026-12-01T18:57:12.749Z",
+        "memberLeaseExpiresAt": "2026-12-01T18:57:27.749Z"
       },
       {
         "streamPrefix": "orders",
@@ -845,8 +849,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "revokingShardCount": 0,
         "runtimeMaxConcurrency": 4,
         "activeConsumerWorkers": 0,
-        "lastHeartbeatAt": "2026-12-01T18:53:13.881Z",
-        "memberLeaseExpiresAt": "2026-12-01T18:53:28.881Z"
+        "lastHeartbeatAt": "2026-12-01T18:57:12.749Z",
+        "memberLeaseExpiresAt": "2026-12-01T18:57:27.749Z"
       }
     ]
   },
@@ -866,15 +870,15 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "shardSelector": "all",
         "shardLabel": ":0",
         "streamKey": "orders:0",
-        "recordId": "1796151193884-0",
+        "recordId": "1796151432751-0",
         "payload": null,
         "fieldsJson": "{\"orderId\":\"o-1004\",\"amount\":\"24\"}",
         "pageDirection": "BACKWARD",
         "pageLimit": 2,
-        "pageNextCursor": "all:0=1796151193884-0,1=1796151193884-0",
+        "pageNextCursor": "all:0=1796151432751-0,1=1796151432751-0",
         "pageTotalMessages": 6,
-        "recordTimestampMs": 1796151193884,
-        "recordTime": "2026-12-01T18:53:13.884Z"
+        "recordTimestampMs": 1796151432751,
+        "recordTime": "2026-12-01T18:57:12.751Z"
       },
       {
         "streamPrefix": "orders",
@@ -883,15 +887,15 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "shardSelector": "all",
         "shardLabel": ":1",
         "streamKey": "orders:1",
-        "recordId": "1796151193884-0",
+        "recordId": "1796151432751-0",
         "payload": null,
         "fieldsJson": "{\"orderId\":\"o-1005\",\"amount\":\"25\"}",
         "pageDirection": "BACKWARD",
         "pageLimit": 2,
-        "pageNextCursor": "all:0=1796151193884-0,1=1796151193884-0",
+        "pageNextCursor": "all:0=1796151432751-0,1=1796151432751-0",
         "pageTotalMessages": 6,
-        "recordTimestampMs": 1796151193884,
-        "recordTime": "2026-12-01T18:53:13.884Z"
+        "recordTimestampMs": 1796151432751,
+        "recordTime": "2026-12-01T18:57:12.751Z"
       }
     ]
   },
@@ -938,9 +942,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "redisSlotRangeStart": null,
         "redisSlotRangeEnd": null,
         "streamLength": 2,
-        "firstRecordId": "1796151193883-0",
-        "lastRecordId": "1796151193884-0",
-        "lastGeneratedId": "1796151193884-0",
+        "firstRecordId": "1796151432750-0",
+        "lastRecordId": "1796151432751-0",
+        "lastGeneratedId": "1796151432751-0",
         "groupLastDeliveredId": "0-0",
         "consumerLastDeliveredId": null,
         "consumerLastAckedId": null,
@@ -970,9 +974,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "redisSlotRangeStart": null,
         "redisSlotRangeEnd": null,
         "streamLength": 2,
-        "firstRecordId": "1796151193883-0",
-        "lastRecordId": "1796151193884-0",
-        "lastGeneratedId": "1796151193884-0",
+        "firstRecordId": "1796151432750-0",
+        "lastRecordId": "1796151432751-0",
+        "lastGeneratedId": "1796151432751-0",
         "groupLastDeliveredId": "0-0",
         "consumerLastDeliveredId": null,
         "consumerLastAckedId": null,
@@ -1002,9 +1006,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "redisSlotRangeStart": null,
         "redisSlotRangeEnd": null,
         "streamLength": 1,
-        "firstRecordId": "1796151193884-0",
-        "lastRecordId": "1796151193884-0",
-        "lastGeneratedId": "1796151193884-0",
+        "firstRecordId": "1796151432750-0",
+        "lastRecordId": "1796151432750-0",
+        "lastGeneratedId": "1796151432750-0",
         "groupLastDeliveredId": "0-0",
         "consumerLastDeliveredId": null,
         "consumerLastAckedId": null,
@@ -1034,9 +1038,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "redisSlotRangeStart": null,
         "redisSlotRangeEnd": null,
         "streamLength": 1,
-        "firstRecordId": "1796151193884-0",
-        "lastRecordId": "1796151193884-0",
-        "lastGeneratedId": "1796151193884-0",
+        "firstRecordId": "1796151432751-0",
+        "lastRecordId": "1796151432751-0",
+        "lastGeneratedId": "1796151432751-0",
         "groupLastDeliveredId": "0-0",
         "consumerLastDeliveredId": null,
         "consumerLastAckedId": null,
@@ -1112,7 +1116,132 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         ],
         "pendingShards": [],
         "metadataVersion": 2
-      }
+      },
+      "capabilities": [
+        "BATCH_HEARTBEAT"
+      ]
+    }
+  },
+  "heartbeatBatch": {
+    "params": {
+      "streamPrefix": "orders",
+      "consumerGroup": "billing"
+    },
+    "request": {
+      "heartbeats": [
+        {
+          "protocolVersion": 1,
+          "requestId": "req-billing-m0-3-2",
+          "memberId": "billing-m0",
+          "memberName": "billing-worker-0",
+          "memberEpoch": 3,
+          "metadataVersion": 3,
+          "runtimeConsumerCapacity": {
+            "runtimeMaxConcurrency": 4,
+            "availableConcurrency": 4
+          },
+          "ownedShards": [
+            {
+              "shardIndex": 0
+            },
+            {
+              "shardIndex": 1
+            }
+          ],
+          "revokingShards": [],
+          "shardProgress": []
+        },
+        {
+          "protocolVersion": 1,
+          "requestId": "req-billing-m1-3-2",
+          "memberId": "billing-m1",
+          "memberName": "billing-worker-1",
+          "memberEpoch": 3,
+          "metadataVersion": 3,
+          "runtimeConsumerCapacity": {
+            "runtimeMaxConcurrency": 4,
+            "availableConcurrency": 4
+          },
+          "ownedShards": [
+            {
+              "shardIndex": 2
+            },
+            {
+              "shardIndex": 3
+            }
+          ],
+          "revokingShards": [],
+          "shardProgress": []
+        }
+      ]
+    },
+    "response": {
+      "results": [
+        {
+          "memberId": "billing-m0",
+          "httpStatus": 200,
+          "heartbeat": {
+            "responseTo": "req-billing-m0-3-2",
+            "status": "OK",
+            "memberId": "billing-m0",
+            "memberEpoch": 3,
+            "heartbeatIntervalMs": 3000,
+            "rebalanceTimeoutMs": 60000,
+            "memberLeaseTtlMs": 15000,
+            "groupEpoch": 3,
+            "assignmentEpoch": 3,
+            "metadataVersion": 3,
+            "assignment": {
+              "assignedShards": [
+                {
+                  "shardIndex": 0
+                },
+                {
+                  "shardIndex": 1
+                }
+              ],
+              "pendingShards": [],
+              "metadataVersion": 3
+            },
+            "capabilities": [
+              "BATCH_HEARTBEAT"
+            ]
+          },
+          "error": null
+        },
+        {
+          "memberId": "billing-m1",
+          "httpStatus": 200,
+          "heartbeat": {
+            "responseTo": "req-billing-m1-3-2",
+            "status": "OK",
+            "memberId": "billing-m1",
+            "memberEpoch": 3,
+            "heartbeatIntervalMs": 3000,
+            "rebalanceTimeoutMs": 60000,
+            "memberLeaseTtlMs": 15000,
+            "groupEpoch": 3,
+            "assignmentEpoch": 3,
+            "metadataVersion": 3,
+            "assignment": {
+              "assignedShards": [
+                {
+                  "shardIndex": 2
+                },
+                {
+                  "shardIndex": 3
+                }
+              ],
+              "pendingShards": [],
+              "metadataVersion": 3
+            },
+            "capabilities": [
+              "BATCH_HEARTBEAT"
+            ]
+          },
+          "error": null
+        }
+      ]
     }
   },
   "listGroups": {
@@ -1213,8 +1342,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
             }
           ],
           "revoking": [],
-          "lastHeartbeatAt": "2026-12-01T18:53:13.879Z",
-          "memberLeaseExpiresAt": "2026-12-01T18:53:28.879Z",
+          "lastHeartbeatAt": "2026-12-01T18:57:12.749Z",
+          "memberLeaseExpiresAt": "2026-12-01T18:57:27.749Z",
           "rebalanceTimeoutMs": 60000,
           "rebalanceDeadlineAt": null,
           "shardProgress": []
@@ -1244,8 +1373,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
             }
           ],
           "revoking": [],
-          "lastHeartbeatAt": "2026-12-01T18:53:13.881Z",
-          "memberLeaseExpiresAt": "2026-12-01T18:53:28.881Z",
+          "lastHeartbeatAt": "2026-12-01T18:57:12.749Z",
+          "memberLeaseExpiresAt": "2026-12-01T18:57:27.749Z",
           "rebalanceTimeoutMs": 60000,
           "rebalanceDeadlineAt": null,
           "shardProgress": []
@@ -1277,7 +1406,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     "response": {
       "accessToken": "rsc1.eyJzdWIiOiJhZG1pbiJ9.c2lnbmF0dXJl",
       "tokenType": "Bearer",
-      "expiresAt": "2026-12-08T18:53:13.000Z",
+      "expiresAt": "2026-12-08T18:57:12.000Z",
       "expiresInSeconds": 604800,
       "roles": [
         "ADMIN",
@@ -1292,19 +1421,19 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     "params": {
       "streamPrefix": "orders",
       "consumerGroup": "billing",
-      "reshardingId": "reshard-a433c689-472e-490c-815c-bacc862762b3"
+      "reshardingId": "reshard-e622f78a-3a75-457b-8afa-ce58175c1a28"
     },
     "request": {
       "requestedBy": "ops@example.com",
       "reason": "traffic back to normal"
     },
     "response": {
-      "reshardingId": "reshard-a433c689-472e-490c-815c-bacc862762b3",
+      "reshardingId": "reshard-e622f78a-3a75-457b-8afa-ce58175c1a28",
       "fromShardCount": 4,
       "toShardCount": 6,
       "state": "ROLLED_BACK",
-      "createdAt": "2026-12-01T18:53:13.949Z",
-      "updatedAt": "2026-12-01T18:53:13.966Z"
+      "createdAt": "2026-12-01T18:57:12.823Z",
+      "updatedAt": "2026-12-01T18:57:12.835Z"
     }
   },
   "scaleGroup": {
@@ -1318,12 +1447,12 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       "reason": "audit reader falls behind"
     },
     "response": {
-      "reshardingId": "reshard-0074e410-0211-4ad9-bf66-9e92e2101192",
+      "reshardingId": "reshard-03b2650d-c06d-445d-8fae-9309f26c045f",
       "fromShardCount": 4,
       "toShardCount": 5,
       "state": "ACTIVE",
-      "createdAt": "2026-12-01T18:53:13.973Z",
-      "updatedAt": "2026-12-01T18:53:13.973Z"
+      "createdAt": "2026-12-01T18:57:12.842Z",
+      "updatedAt": "2026-12-01T18:57:12.842Z"
     }
   },
   "scaleStream": {
@@ -1344,20 +1473,20 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       ],
       "migrations": [
         {
-          "reshardingId": "reshard-a433c689-472e-490c-815c-bacc862762b3",
+          "reshardingId": "reshard-e622f78a-3a75-457b-8afa-ce58175c1a28",
           "fromShardCount": 4,
           "toShardCount": 6,
           "state": "ACTIVE",
-          "createdAt": "2026-12-01T18:53:13.949Z",
-          "updatedAt": "2026-12-01T18:53:13.949Z"
+          "createdAt": "2026-12-01T18:57:12.823Z",
+          "updatedAt": "2026-12-01T18:57:12.823Z"
         },
         {
-          "reshardingId": "reshard-a433c689-472e-490c-815c-bacc862762b3",
+          "reshardingId": "reshard-e622f78a-3a75-457b-8afa-ce58175c1a28",
           "fromShardCount": 4,
           "toShardCount": 6,
           "state": "ACTIVE",
-          "createdAt": "2026-12-01T18:53:13.949Z",
-          "updatedAt": "2026-12-01T18:53:13.949Z"
+          "createdAt": "2026-12-01T18:57:12.823Z",
+          "updatedAt": "2026-12-01T18:57:12.823Z"
         }
       ]
     }
