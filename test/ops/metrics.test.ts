@@ -115,9 +115,18 @@ describe('metrics > Prometheus endpoint on Node', () => {
       sampleValue(m, 'rsc_http_request_duration_seconds_count', {
         method: 'POST',
         route: '/coord/v1/streams/:streamPrefix',
-        status: '201',
       }),
     ).toBe(1);
+    // Latency by route only: the 200 and the 404 of the group route share one histogram.
+    expect(
+      sampleValue(m, 'rsc_http_request_duration_seconds_count', {
+        method: 'GET',
+        route: '/coord/v1/streams/:streamPrefix/groups/:consumerGroup',
+      }),
+    ).toBe(2);
+    expect(
+      m.samples.some((s) => s.name.startsWith('rsc_http_request_duration') && 'status' in s.labels),
+    ).toBe(false);
     // Raw paths never become labels: the stream's name appears nowhere in the exposition.
     expect(m.samples.some((s) => Object.values(s.labels).some((v) => v.includes(p)))).toBe(false);
 
