@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { basicFor, credentialsEnv, makeAuthStack } from '../auth/support.js';
 import { backends, uniquePrefix } from '../support/redis.js';
-import { heartbeatBody, makeStack, manualClock, type Stack } from '../support/stack.js';
+import { heartbeatBody, makeStack, manualClock, type Stack, stacksPerTest } from '../support/stack.js';
 
 const meta = { requestedBy: 'batch-test' };
 const batchPath = (p: string, g = p) => `/coord/v1/streams/${p}/groups/${g}/heartbeats`;
@@ -123,15 +123,7 @@ describe.each(backends)('heartbeat batch > answers ($name)', (backend) => {
 
 describe('heartbeat batch > bounds and switches', () => {
   const backend = backends[0]!;
-  const stacks: Stack[] = [];
-  afterEach(async () => {
-    for (const s of stacks.splice(0)) await s.close();
-  });
-  const stackOf = (config: Record<string, string> = {}) => {
-    const s = makeStack(backend, { config });
-    stacks.push(s);
-    return s;
-  };
+  const stackOf = stacksPerTest(backend);
 
   it('refuses an empty batch, more than 64 items, a repeated member and a bad item with 400, writing nothing', async () => {
     const s = stackOf();

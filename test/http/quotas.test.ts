@@ -4,23 +4,15 @@
  * COORDINATOR_MAX_MEMBERS_PER_GROUP, answer 409 with their own code and write nothing; members
  * already in the group keep heartbeating as before.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { groupKeys, shardKey, streamKeys } from '../../src/store/keys.js';
 import { backends, uniquePrefix } from '../support/redis.js';
-import { heartbeat, idx, makeStack, type Stack, type TestResponse } from '../support/stack.js';
+import { heartbeat, idx, type Stack, stacksPerTest, type TestResponse } from '../support/stack.js';
 
 const meta = { requestedBy: 'quota-test' };
 
 describe.each(backends)('quotas ($name)', (backend) => {
-  const stacks: Stack[] = [];
-  afterEach(async () => {
-    for (const s of stacks.splice(0)) await s.close();
-  });
-  const stackOf = (config: Record<string, string>) => {
-    const s = makeStack(backend, { config });
-    stacks.push(s);
-    return s;
-  };
+  const stackOf = stacksPerTest(backend);
   const createStream = (stack: Stack, p: string, group?: string) =>
     stack.call('POST', `/coord/v1/streams/${p}`, { initialShardCount: 2, consumerGroup: group, ...meta });
   const createGroup = (stack: Stack, p: string, g: string) =>

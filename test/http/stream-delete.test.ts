@@ -4,23 +4,15 @@
  * again; without force it loses nothing (refused with live members or unconsumed entries, a
  * key that is not a stream is never touched); with force the keys go whatever they hold.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { shardKey, streamKeys } from '../../src/store/keys.js';
 import { backends, uniquePrefix } from '../support/redis.js';
-import { heartbeat, makeStack, type Stack } from '../support/stack.js';
+import { heartbeat, type Stack, stacksPerTest } from '../support/stack.js';
 
 const meta = { requestedBy: 'delete-test', reason: 'cleanup' };
 
 describe.each(backends)('stream delete ($name)', (backend) => {
-  const stacks: Stack[] = [];
-  afterEach(async () => {
-    for (const s of stacks.splice(0)) await s.close();
-  });
-  const stackOf = (config: Record<string, string> = {}) => {
-    const s = makeStack(backend, { config });
-    stacks.push(s);
-    return s;
-  };
+  const stackOf = stacksPerTest(backend);
   /** A stream of `shards` shards with groups `g1` and `g2`. */
   const arrange = async (stack: Stack, shards = 2) => {
     const p = uniquePrefix('del');

@@ -143,6 +143,18 @@ describe('cli > tokens per URL, logout', () => {
   });
 });
 
+describe('cli > version', () => {
+  it('prints the package version for --version and -V, and nothing else (exit 0)', async () => {
+    const version = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+    const [long, short] = await Promise.all([runCli(['--version'], {}), runCli(['-V'], {})]);
+    for (const run of [long, short]) {
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe(`${version}\n`);
+      expect(run.stderr).toBe('');
+    }
+  });
+});
+
 describe('cli > failures', () => {
   it('prints --json failures as JSON on stderr with the exit codes unchanged', async () => {
     const [notFound, usage, unreachable] = await Promise.all([

@@ -5,10 +5,10 @@
  * coordinator namespace's; and a removed shard whose key carries a consumer group the
  * coordinator does not manage is never deleted.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { streamKeys } from '../../src/store/keys.js';
 import { backends } from '../support/redis.js';
-import { makeStack, type Stack } from '../support/stack.js';
+import { type Stack, stacksPerTest } from '../support/stack.js';
 import {
   createStream,
   exists,
@@ -24,15 +24,7 @@ import {
 } from './support.js';
 
 describe.each(backends)('resharding > keys the coordinator did not create ($name)', (backend) => {
-  const stacks: Stack[] = [];
-  afterEach(async () => {
-    for (const s of stacks.splice(0)) await s.close();
-  });
-  const stackOf = (config?: Record<string, string>) => {
-    const s = makeStack(backend, config ? { config } : {});
-    stacks.push(s);
-    return s;
-  };
+  const stackOf = stacksPerTest(backend);
   /** The stored stream hash (revision and document) of `p` in `stack`'s namespace. */
   const streamHash = (stack: Stack, p: string) =>
     stack.redis.hgetall(streamKeys(stack.config.keyPrefix, p).stream);

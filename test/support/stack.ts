@@ -3,6 +3,7 @@
  * `app.request()` with a controllable clock. Each stack gets its own key namespace.
  */
 import type { Cluster, Redis } from 'ioredis';
+import { afterEach } from 'vitest';
 import { type CoordinatorConfig, parseConfig } from '../../src/config.js';
 import { Coordinator } from '../../src/coordinator.js';
 import { createApp } from '../../src/http/app.js';
@@ -167,4 +168,23 @@ export function heartbeat(
     `/coord/v1/streams/${encodeURIComponent(prefix)}/groups/${encodeURIComponent(group)}/members/${encodeURIComponent(member)}/heartbeat`,
     heartbeatBody(member, prefix, a),
   );
+}
+
+/**
+ * `stackOf(config)` for the tests of one `describe`: each stack is made on `backend` (options
+ * as `makeStack` takes them, `config` merged in) and closed after the test that made it.
+ */
+export function stacksPerTest(
+  backend: Backend,
+  base: Omit<StackOptions, 'config'> = {},
+): (config?: Record<string, string>) => Stack {
+  const stacks: Stack[] = [];
+  afterEach(async () => {
+    for (const s of stacks.splice(0)) await s.close();
+  });
+  return (config = {}) => {
+    const s = makeStack(backend, { ...base, config });
+    stacks.push(s);
+    return s;
+  };
 }

@@ -79,12 +79,12 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       "metadataVersion": 4,
       "shardCount": 5,
       "activeMigration": {
-        "reshardingId": "reshard-03b2650d-c06d-445d-8fae-9309f26c045f",
+        "reshardingId": "reshard-90ee3f63-5787-4349-ba24-543cebe9837f",
         "fromShardCount": 4,
         "toShardCount": 5,
         "state": "ACTIVE",
-        "createdAt": "2026-12-01T18:57:12.842Z",
-        "updatedAt": "2026-12-01T18:57:12.842Z"
+        "createdAt": "2026-12-01T19:17:25.579Z",
+        "updatedAt": "2026-12-01T19:17:25.579Z"
       },
       "targetAssignmentSummary": {},
       "currentAssignmentSummary": {},
@@ -113,7 +113,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "shardIndex": 5,
           "state": "DRAINING",
           "reason": "rolled back: retired once drained and released",
-          "updatedAt": "2026-12-01T18:57:12.835Z"
+          "updatedAt": "2026-12-01T19:17:25.571Z"
         }
       ]
     }
@@ -190,6 +190,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           },
           {
             "shardIndex": 1
+          },
+          {
+            "shardIndex": 4
           }
         ],
         "billing-m1": [
@@ -198,6 +201,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           },
           {
             "shardIndex": 3
+          },
+          {
+            "shardIndex": 5
           }
         ]
       },
@@ -292,15 +298,22 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     "response": {
       "streamPrefix": "orders",
       "consumerGroup": "billing",
-      "state": "STABLE",
-      "groupEpoch": 3,
-      "assignmentEpoch": 3,
-      "metadataVersion": 3,
-      "shardCount": 4,
-      "activeMigration": null,
+      "state": "RECONCILING",
+      "groupEpoch": 4,
+      "assignmentEpoch": 4,
+      "metadataVersion": 4,
+      "shardCount": 6,
+      "activeMigration": {
+        "reshardingId": "reshard-06c944de-5170-4c07-a4c4-0e8b215e7c40",
+        "fromShardCount": 4,
+        "toShardCount": 6,
+        "state": "ACTIVE",
+        "createdAt": "2026-12-01T19:17:25.469Z",
+        "updatedAt": "2026-12-01T19:17:25.469Z"
+      },
       "targetAssignmentSummary": {
-        "billing-m0": 2,
-        "billing-m1": 2
+        "billing-m0": 3,
+        "billing-m1": 3
       },
       "currentAssignmentSummary": {
         "billing-m0": 2,
@@ -318,6 +331,12 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         },
         {
           "shardIndex": 3
+        },
+        {
+          "shardIndex": 4
+        },
+        {
+          "shardIndex": 5
         }
       ],
       "removedShards": []
@@ -335,7 +354,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       "totalPending": 0,
       "oldestPendingAgeMs": null,
       "lagUnknownShards": 0,
-      "readAtMs": 1796151432770,
+      "readAtMs": 1796152645504,
       "shards": [
         {
           "shardIndex": 0,
@@ -348,8 +367,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "oldestPendingId": null,
           "oldestPendingAgeMs": null,
           "memoryUsageBytes": 5304,
-          "lastRecordId": "1796151432751-0",
-          "lastGeneratedId": "1796151432751-0"
+          "lastRecordId": "1796152645452-1",
+          "lastGeneratedId": "1796152645452-1"
         },
         {
           "shardIndex": 1,
@@ -362,8 +381,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "oldestPendingId": null,
           "oldestPendingAgeMs": null,
           "memoryUsageBytes": 5304,
-          "lastRecordId": "1796151432751-0",
-          "lastGeneratedId": "1796151432751-0"
+          "lastRecordId": "1796152645452-1",
+          "lastGeneratedId": "1796152645452-1"
         },
         {
           "shardIndex": 2,
@@ -376,8 +395,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "oldestPendingId": null,
           "oldestPendingAgeMs": null,
           "memoryUsageBytes": 5304,
-          "lastRecordId": "1796151432750-0",
-          "lastGeneratedId": "1796151432750-0"
+          "lastRecordId": "1796152645452-0",
+          "lastGeneratedId": "1796152645452-0"
         },
         {
           "shardIndex": 3,
@@ -390,8 +409,36 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "oldestPendingId": null,
           "oldestPendingAgeMs": null,
           "memoryUsageBytes": 5304,
-          "lastRecordId": "1796151432751-0",
-          "lastGeneratedId": "1796151432751-0"
+          "lastRecordId": "1796152645452-0",
+          "lastGeneratedId": "1796152645452-0"
+        },
+        {
+          "shardIndex": 4,
+          "streamKey": "orders:4",
+          "streamLength": 0,
+          "lag": 0,
+          "pending": 0,
+          "entriesRead": 0,
+          "lastDeliveredId": "0-0",
+          "oldestPendingId": null,
+          "oldestPendingAgeMs": null,
+          "memoryUsageBytes": 948,
+          "lastRecordId": null,
+          "lastGeneratedId": "0-0"
+        },
+        {
+          "shardIndex": 5,
+          "streamKey": "orders:5",
+          "streamLength": 0,
+          "lag": 0,
+          "pending": 0,
+          "entriesRead": 0,
+          "lastDeliveredId": "0-0",
+          "oldestPendingId": null,
+          "oldestPendingAgeMs": null,
+          "memoryUsageBytes": 948,
+          "lastRecordId": null,
+          "lastGeneratedId": "0-0"
         }
       ]
     }
@@ -431,14 +478,14 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
             "shardIndex": 0
           },
           "streamKey": "orders:0",
-          "recordId": "1796151432751-0",
+          "recordId": "1796152645452-1",
           "fields": {
             "orderId": "o-1004",
             "amount": "24"
           },
           "payload": null,
-          "recordTimestampMs": 1796151432751,
-          "recordTime": "2026-12-01T18:57:12.751Z"
+          "recordTimestampMs": 1796152645452,
+          "recordTime": "2026-12-01T19:17:25.452Z"
         },
         {
           "streamPrefix": "orders",
@@ -447,35 +494,35 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
             "shardIndex": 0
           },
           "streamKey": "orders:0",
-          "recordId": "1796151432750-0",
+          "recordId": "1796152645452-0",
           "fields": {
             "orderId": "o-1000",
             "amount": "20"
           },
           "payload": null,
-          "recordTimestampMs": 1796151432750,
-          "recordTime": "2026-12-01T18:57:12.750Z"
+          "recordTimestampMs": 1796152645452,
+          "recordTime": "2026-12-01T19:17:25.452Z"
         }
       ],
       "nextCursor": null
     }
   },
   "getMetrics": {
-    "response": "# HELP rsc_http_requests_total HTTP requests answered, by method, route pattern and status code.\n# TYPE rsc_http_requests_total counter\nrsc_http_requests_total{method=\"DELETE\",route=\"/coord/v1/streams/:streamPrefix\",status=\"200\"} 1\nrsc_http…"
+    "response": "# HELP rsc_http_requests_total HTTP requests answered, by method, route pattern and status code.\n# TYPE rsc_http_requests_total counter\nrsc_http_requests_total{method=\"GET\",route=\"/console/*\",status=\"200\"} 1\nrsc_http_requests_total{method=\"…"
   },
   "getMigration": {
     "params": {
       "streamPrefix": "orders",
       "consumerGroup": "billing",
-      "reshardingId": "reshard-e622f78a-3a75-457b-8afa-ce58175c1a28"
+      "reshardingId": "reshard-06c944de-5170-4c07-a4c4-0e8b215e7c40"
     },
     "response": {
-      "reshardingId": "reshard-e622f78a-3a75-457b-8afa-ce58175c1a28",
+      "reshardingId": "reshard-06c944de-5170-4c07-a4c4-0e8b215e7c40",
       "fromShardCount": 4,
       "toShardCount": 6,
       "state": "ACTIVE",
-      "createdAt": "2026-12-01T18:57:12.823Z",
-      "updatedAt": "2026-12-01T18:57:12.823Z"
+      "createdAt": "2026-12-01T19:17:25.469Z",
+      "updatedAt": "2026-12-01T19:17:25.469Z"
     }
   },
   "getMonitoredGroup": {
@@ -486,15 +533,22 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     "response": {
       "streamPrefix": "orders",
       "consumerGroup": "billing",
-      "state": "STABLE",
-      "groupEpoch": 3,
-      "assignmentEpoch": 3,
-      "metadataVersion": 3,
-      "shardCount": 4,
-      "activeMigration": null,
+      "state": "RECONCILING",
+      "groupEpoch": 4,
+      "assignmentEpoch": 4,
+      "metadataVersion": 4,
+      "shardCount": 6,
+      "activeMigration": {
+        "reshardingId": "reshard-06c944de-5170-4c07-a4c4-0e8b215e7c40",
+        "fromShardCount": 4,
+        "toShardCount": 6,
+        "state": "ACTIVE",
+        "createdAt": "2026-12-01T19:17:25.469Z",
+        "updatedAt": "2026-12-01T19:17:25.469Z"
+      },
       "targetAssignmentSummary": {
-        "billing-m0": 2,
-        "billing-m1": 2
+        "billing-m0": 3,
+        "billing-m1": 3
       },
       "currentAssignmentSummary": {
         "billing-m0": 2,
@@ -512,6 +566,12 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         },
         {
           "shardIndex": 3
+        },
+        {
+          "shardIndex": 4
+        },
+        {
+          "shardIndex": 5
         }
       ],
       "removedShards": []
@@ -539,9 +599,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "redisSlotRangeStart": null,
           "redisSlotRangeEnd": null,
           "streamLength": 2,
-          "firstRecordId": "1796151432750-0",
-          "lastRecordId": "1796151432751-0",
-          "lastGeneratedId": "1796151432751-0",
+          "firstRecordId": "1796152645452-0",
+          "lastRecordId": "1796152645452-1",
+          "lastGeneratedId": "1796152645452-1",
           "groupLastDeliveredId": "0-0",
           "consumerLastDeliveredId": null,
           "consumerLastAckedId": null,
@@ -566,9 +626,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "redisSlotRangeStart": null,
           "redisSlotRangeEnd": null,
           "streamLength": 2,
-          "firstRecordId": "1796151432750-0",
-          "lastRecordId": "1796151432751-0",
-          "lastGeneratedId": "1796151432751-0",
+          "firstRecordId": "1796152645452-0",
+          "lastRecordId": "1796152645452-1",
+          "lastGeneratedId": "1796152645452-1",
           "groupLastDeliveredId": "0-0",
           "consumerLastDeliveredId": null,
           "consumerLastAckedId": null,
@@ -593,9 +653,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "redisSlotRangeStart": null,
           "redisSlotRangeEnd": null,
           "streamLength": 1,
-          "firstRecordId": "1796151432750-0",
-          "lastRecordId": "1796151432750-0",
-          "lastGeneratedId": "1796151432750-0",
+          "firstRecordId": "1796152645452-0",
+          "lastRecordId": "1796152645452-0",
+          "lastGeneratedId": "1796152645452-0",
           "groupLastDeliveredId": "0-0",
           "consumerLastDeliveredId": null,
           "consumerLastAckedId": null,
@@ -620,9 +680,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "redisSlotRangeStart": null,
           "redisSlotRangeEnd": null,
           "streamLength": 1,
-          "firstRecordId": "1796151432751-0",
-          "lastRecordId": "1796151432751-0",
-          "lastGeneratedId": "1796151432751-0",
+          "firstRecordId": "1796152645452-0",
+          "lastRecordId": "1796152645452-0",
+          "lastGeneratedId": "1796152645452-0",
           "groupLastDeliveredId": "0-0",
           "consumerLastDeliveredId": null,
           "consumerLastAckedId": null,
@@ -633,12 +693,62 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
             "billing-m1"
           ],
           "removed": false
+        },
+        {
+          "streamPrefix": "orders",
+          "consumerGroup": "billing",
+          "shard": {
+            "shardIndex": 4
+          },
+          "streamKey": "orders:4",
+          "redisSlot": 8454,
+          "redisNodeEndpoint": null,
+          "redisNodeId": null,
+          "redisSlotRangeStart": null,
+          "redisSlotRangeEnd": null,
+          "streamLength": 0,
+          "firstRecordId": null,
+          "lastRecordId": null,
+          "lastGeneratedId": "0-0",
+          "groupLastDeliveredId": "0-0",
+          "consumerLastDeliveredId": null,
+          "consumerLastAckedId": null,
+          "pendingCount": 0,
+          "lag": 0,
+          "memoryUsageBytes": 948,
+          "ownerMemberIds": [],
+          "removed": false
+        },
+        {
+          "streamPrefix": "orders",
+          "consumerGroup": "billing",
+          "shard": {
+            "shardIndex": 5
+          },
+          "streamKey": "orders:5",
+          "redisSlot": 12583,
+          "redisNodeEndpoint": null,
+          "redisNodeId": null,
+          "redisSlotRangeStart": null,
+          "redisSlotRangeEnd": null,
+          "streamLength": 0,
+          "firstRecordId": null,
+          "lastRecordId": null,
+          "lastGeneratedId": "0-0",
+          "groupLastDeliveredId": "0-0",
+          "consumerLastDeliveredId": null,
+          "consumerLastAckedId": null,
+          "pendingCount": 0,
+          "lag": 0,
+          "memoryUsageBytes": 948,
+          "ownerMemberIds": [],
+          "removed": false
         }
       ],
       "totalStreamLength": 6,
       "totalPendingCount": 0,
       "totalLag": 6,
-      "totalMemoryUsageBytes": 21216,
+      "totalMemoryUsageBytes": 23112,
       "memoryUsageKnown": true
     }
   },
@@ -670,8 +780,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     "response": {
       "streamPrefix": "orders",
       "consumerGroup": "billing",
-      "metadataVersion": 3,
-      "shardCount": 4,
+      "metadataVersion": 4,
+      "shardCount": 6,
       "streamKeyPattern": "orders:{shardIndex}",
       "shards": [
         {
@@ -693,6 +803,16 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "shardIndex": 3,
           "streamKey": "orders:3",
           "redisSlot": 4577
+        },
+        {
+          "shardIndex": 4,
+          "streamKey": "orders:4",
+          "redisSlot": 8454
+        },
+        {
+          "shardIndex": 5,
+          "streamKey": "orders:5",
+          "redisSlot": 12583
         }
       ]
     }
@@ -750,6 +870,22 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "targetOwners": "billing-m1",
         "currentOwners": "billing-m1",
         "revokingOwners": ""
+      },
+      {
+        "streamPrefix": "orders",
+        "consumerGroup": "billing",
+        "shardIndex": 4,
+        "targetOwners": "billing-m0",
+        "currentOwners": "",
+        "revokingOwners": ""
+      },
+      {
+        "streamPrefix": "orders",
+        "consumerGroup": "billing",
+        "shardIndex": 5,
+        "targetOwners": "billing-m1",
+        "currentOwners": "",
+        "revokingOwners": ""
       }
     ]
   },
@@ -774,44 +910,44 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "streamPrefix": "orders",
         "consumerGroup": "audit",
         "state": "EMPTY",
-        "groupEpoch": 1,
-        "assignmentEpoch": 1,
-        "metadataVersion": 1,
-        "shardCount": 4,
+        "groupEpoch": 2,
+        "assignmentEpoch": 2,
+        "metadataVersion": 2,
+        "shardCount": 6,
         "activeMembers": 0,
         "totalMembers": 0,
         "currentShards": 0,
         "targetShards": 0,
-        "assignedShardRatio": "0 / 4",
+        "assignedShardRatio": "0 / 6",
         "revokingShards": 0,
         "totalStreamLength": 6,
         "totalPendingCount": 0,
         "totalLag": 6,
         "producedPerSecond": null,
         "consumedPerSecond": null,
-        "totalMemoryUsageBytes": 21216,
+        "totalMemoryUsageBytes": 23112,
         "memoryUsageKnown": true
       },
       {
         "streamPrefix": "orders",
         "consumerGroup": "billing",
-        "state": "STABLE",
-        "groupEpoch": 3,
-        "assignmentEpoch": 3,
-        "metadataVersion": 3,
-        "shardCount": 4,
+        "state": "RECONCILING",
+        "groupEpoch": 4,
+        "assignmentEpoch": 4,
+        "metadataVersion": 4,
+        "shardCount": 6,
         "activeMembers": 2,
         "totalMembers": 2,
         "currentShards": 4,
-        "targetShards": 4,
-        "assignedShardRatio": "4 / 4",
+        "targetShards": 6,
+        "assignedShardRatio": "4 / 6",
         "revokingShards": 0,
         "totalStreamLength": 6,
         "totalPendingCount": 0,
         "totalLag": 6,
         "producedPerSecond": null,
         "consumedPerSecond": null,
-        "totalMemoryUsageBytes": 21216,
+        "totalMemoryUsageBytes": 23112,
         "memoryUsageKnown": true
       }
     ]
@@ -834,8 +970,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "revokingShardCount": 0,
         "runtimeMaxConcurrency": 4,
         "activeConsumerWorkers": 0,
-        "lastHeartbeatAt": "2026-12-01T18:57:12.749Z",
-        "memberLeaseExpiresAt": "2026-12-01T18:57:27.749Z"
+        "lastHeartbeatAt": "2026-12-01T19:17:25.450Z",
+        "memberLeaseExpiresAt": "2026-12-01T19:17:40.450Z"
       },
       {
         "streamPrefix": "orders",
@@ -849,8 +985,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "revokingShardCount": 0,
         "runtimeMaxConcurrency": 4,
         "activeConsumerWorkers": 0,
-        "lastHeartbeatAt": "2026-12-01T18:57:12.749Z",
-        "memberLeaseExpiresAt": "2026-12-01T18:57:27.749Z"
+        "lastHeartbeatAt": "2026-12-01T19:17:25.451Z",
+        "memberLeaseExpiresAt": "2026-12-01T19:17:40.451Z"
       }
     ]
   },
@@ -870,15 +1006,15 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "shardSelector": "all",
         "shardLabel": ":0",
         "streamKey": "orders:0",
-        "recordId": "1796151432751-0",
+        "recordId": "1796152645452-1",
         "payload": null,
         "fieldsJson": "{\"orderId\":\"o-1004\",\"amount\":\"24\"}",
         "pageDirection": "BACKWARD",
         "pageLimit": 2,
-        "pageNextCursor": "all:0=1796151432751-0,1=1796151432751-0",
+        "pageNextCursor": "all:0=1796152645452-1,1=1796152645452-1",
         "pageTotalMessages": 6,
-        "recordTimestampMs": 1796151432751,
-        "recordTime": "2026-12-01T18:57:12.751Z"
+        "recordTimestampMs": 1796152645452,
+        "recordTime": "2026-12-01T19:17:25.452Z"
       },
       {
         "streamPrefix": "orders",
@@ -887,15 +1023,15 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "shardSelector": "all",
         "shardLabel": ":1",
         "streamKey": "orders:1",
-        "recordId": "1796151432751-0",
+        "recordId": "1796152645452-1",
         "payload": null,
         "fieldsJson": "{\"orderId\":\"o-1005\",\"amount\":\"25\"}",
         "pageDirection": "BACKWARD",
         "pageLimit": 2,
-        "pageNextCursor": "all:0=1796151432751-0,1=1796151432751-0",
+        "pageNextCursor": "all:0=1796152645452-1,1=1796152645452-1",
         "pageTotalMessages": 6,
-        "recordTimestampMs": 1796151432751,
-        "recordTime": "2026-12-01T18:57:12.751Z"
+        "recordTimestampMs": 1796152645452,
+        "recordTime": "2026-12-01T19:17:25.452Z"
       }
     ]
   },
@@ -920,6 +1056,14 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       {
         "__text": ":3",
         "__value": "3"
+      },
+      {
+        "__text": ":4",
+        "__value": "4"
+      },
+      {
+        "__text": ":5",
+        "__value": "5"
       }
     ]
   },
@@ -932,7 +1076,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       {
         "streamPrefix": "orders",
         "consumerGroup": "billing",
-        "shardCount": 4,
+        "shardCount": 6,
         "shardIndex": 0,
         "shardLabel": ":0",
         "streamKey": "orders:0",
@@ -942,9 +1086,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "redisSlotRangeStart": null,
         "redisSlotRangeEnd": null,
         "streamLength": 2,
-        "firstRecordId": "1796151432750-0",
-        "lastRecordId": "1796151432751-0",
-        "lastGeneratedId": "1796151432751-0",
+        "firstRecordId": "1796152645452-0",
+        "lastRecordId": "1796152645452-1",
+        "lastGeneratedId": "1796152645452-1",
         "groupLastDeliveredId": "0-0",
         "consumerLastDeliveredId": null,
         "consumerLastAckedId": null,
@@ -964,7 +1108,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       {
         "streamPrefix": "orders",
         "consumerGroup": "billing",
-        "shardCount": 4,
+        "shardCount": 6,
         "shardIndex": 1,
         "shardLabel": ":1",
         "streamKey": "orders:1",
@@ -974,9 +1118,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "redisSlotRangeStart": null,
         "redisSlotRangeEnd": null,
         "streamLength": 2,
-        "firstRecordId": "1796151432750-0",
-        "lastRecordId": "1796151432751-0",
-        "lastGeneratedId": "1796151432751-0",
+        "firstRecordId": "1796152645452-0",
+        "lastRecordId": "1796152645452-1",
+        "lastGeneratedId": "1796152645452-1",
         "groupLastDeliveredId": "0-0",
         "consumerLastDeliveredId": null,
         "consumerLastAckedId": null,
@@ -996,7 +1140,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       {
         "streamPrefix": "orders",
         "consumerGroup": "billing",
-        "shardCount": 4,
+        "shardCount": 6,
         "shardIndex": 2,
         "shardLabel": ":2",
         "streamKey": "orders:2",
@@ -1006,9 +1150,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "redisSlotRangeStart": null,
         "redisSlotRangeEnd": null,
         "streamLength": 1,
-        "firstRecordId": "1796151432750-0",
-        "lastRecordId": "1796151432750-0",
-        "lastGeneratedId": "1796151432750-0",
+        "firstRecordId": "1796152645452-0",
+        "lastRecordId": "1796152645452-0",
+        "lastGeneratedId": "1796152645452-0",
         "groupLastDeliveredId": "0-0",
         "consumerLastDeliveredId": null,
         "consumerLastAckedId": null,
@@ -1028,7 +1172,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       {
         "streamPrefix": "orders",
         "consumerGroup": "billing",
-        "shardCount": 4,
+        "shardCount": 6,
         "shardIndex": 3,
         "shardLabel": ":3",
         "streamKey": "orders:3",
@@ -1038,9 +1182,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "redisSlotRangeStart": null,
         "redisSlotRangeEnd": null,
         "streamLength": 1,
-        "firstRecordId": "1796151432751-0",
-        "lastRecordId": "1796151432751-0",
-        "lastGeneratedId": "1796151432751-0",
+        "firstRecordId": "1796152645452-0",
+        "lastRecordId": "1796152645452-0",
+        "lastGeneratedId": "1796152645452-0",
         "groupLastDeliveredId": "0-0",
         "consumerLastDeliveredId": null,
         "consumerLastAckedId": null,
@@ -1055,6 +1199,70 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         "currentOwnerMemberIds": "billing-m1",
         "ownerState": "CURRENT",
         "ownerMemberIds": "billing-m1",
+        "removed": false
+      },
+      {
+        "streamPrefix": "orders",
+        "consumerGroup": "billing",
+        "shardCount": 6,
+        "shardIndex": 4,
+        "shardLabel": ":4",
+        "streamKey": "orders:4",
+        "redisSlot": 8454,
+        "redisNodeEndpoint": null,
+        "redisNodeId": null,
+        "redisSlotRangeStart": null,
+        "redisSlotRangeEnd": null,
+        "streamLength": 0,
+        "firstRecordId": null,
+        "lastRecordId": null,
+        "lastGeneratedId": "0-0",
+        "groupLastDeliveredId": "0-0",
+        "consumerLastDeliveredId": null,
+        "consumerLastAckedId": null,
+        "pendingCount": 0,
+        "lag": 0,
+        "lagKnown": true,
+        "producedPerSecond": null,
+        "consumedPerSecond": null,
+        "memoryUsageBytes": 948,
+        "memoryUsageKnown": true,
+        "targetOwnerMemberIds": "billing-m0",
+        "currentOwnerMemberIds": "",
+        "ownerState": "PENDING_ACK",
+        "ownerMemberIds": "",
+        "removed": false
+      },
+      {
+        "streamPrefix": "orders",
+        "consumerGroup": "billing",
+        "shardCount": 6,
+        "shardIndex": 5,
+        "shardLabel": ":5",
+        "streamKey": "orders:5",
+        "redisSlot": 12583,
+        "redisNodeEndpoint": null,
+        "redisNodeId": null,
+        "redisSlotRangeStart": null,
+        "redisSlotRangeEnd": null,
+        "streamLength": 0,
+        "firstRecordId": null,
+        "lastRecordId": null,
+        "lastGeneratedId": "0-0",
+        "groupLastDeliveredId": "0-0",
+        "consumerLastDeliveredId": null,
+        "consumerLastAckedId": null,
+        "pendingCount": 0,
+        "lag": 0,
+        "lagKnown": true,
+        "producedPerSecond": null,
+        "consumedPerSecond": null,
+        "memoryUsageBytes": 948,
+        "memoryUsageKnown": true,
+        "targetOwnerMemberIds": "billing-m1",
+        "currentOwnerMemberIds": "",
+        "ownerState": "PENDING_ACK",
+        "ownerMemberIds": "",
         "removed": false
       }
     ]
@@ -1251,11 +1459,18 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           "streamPrefix": "orders",
           "consumerGroup": "audit",
           "state": "EMPTY",
-          "groupEpoch": 1,
-          "assignmentEpoch": 1,
-          "metadataVersion": 1,
-          "shardCount": 4,
-          "activeMigration": null,
+          "groupEpoch": 2,
+          "assignmentEpoch": 2,
+          "metadataVersion": 2,
+          "shardCount": 6,
+          "activeMigration": {
+            "reshardingId": "reshard-06c944de-5170-4c07-a4c4-0e8b215e7c40",
+            "fromShardCount": 4,
+            "toShardCount": 6,
+            "state": "ACTIVE",
+            "createdAt": "2026-12-01T19:17:25.469Z",
+            "updatedAt": "2026-12-01T19:17:25.469Z"
+          },
           "targetAssignmentSummary": {},
           "currentAssignmentSummary": {},
           "consumableShards": [
@@ -1270,6 +1485,12 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
             },
             {
               "shardIndex": 3
+            },
+            {
+              "shardIndex": 4
+            },
+            {
+              "shardIndex": 5
             }
           ],
           "removedShards": []
@@ -1277,15 +1498,22 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         {
           "streamPrefix": "orders",
           "consumerGroup": "billing",
-          "state": "STABLE",
-          "groupEpoch": 3,
-          "assignmentEpoch": 3,
-          "metadataVersion": 3,
-          "shardCount": 4,
-          "activeMigration": null,
+          "state": "RECONCILING",
+          "groupEpoch": 4,
+          "assignmentEpoch": 4,
+          "metadataVersion": 4,
+          "shardCount": 6,
+          "activeMigration": {
+            "reshardingId": "reshard-06c944de-5170-4c07-a4c4-0e8b215e7c40",
+            "fromShardCount": 4,
+            "toShardCount": 6,
+            "state": "ACTIVE",
+            "createdAt": "2026-12-01T19:17:25.469Z",
+            "updatedAt": "2026-12-01T19:17:25.469Z"
+          },
           "targetAssignmentSummary": {
-            "billing-m0": 2,
-            "billing-m1": 2
+            "billing-m0": 3,
+            "billing-m1": 3
           },
           "currentAssignmentSummary": {
             "billing-m0": 2,
@@ -1303,6 +1531,12 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
             },
             {
               "shardIndex": 3
+            },
+            {
+              "shardIndex": 4
+            },
+            {
+              "shardIndex": 5
             }
           ],
           "removedShards": []
@@ -1342,8 +1576,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
             }
           ],
           "revoking": [],
-          "lastHeartbeatAt": "2026-12-01T18:57:12.749Z",
-          "memberLeaseExpiresAt": "2026-12-01T18:57:27.749Z",
+          "lastHeartbeatAt": "2026-12-01T19:17:25.450Z",
+          "memberLeaseExpiresAt": "2026-12-01T19:17:40.450Z",
           "rebalanceTimeoutMs": 60000,
           "rebalanceDeadlineAt": null,
           "shardProgress": []
@@ -1373,8 +1607,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
             }
           ],
           "revoking": [],
-          "lastHeartbeatAt": "2026-12-01T18:57:12.749Z",
-          "memberLeaseExpiresAt": "2026-12-01T18:57:27.749Z",
+          "lastHeartbeatAt": "2026-12-01T19:17:25.451Z",
+          "memberLeaseExpiresAt": "2026-12-01T19:17:40.451Z",
           "rebalanceTimeoutMs": 60000,
           "rebalanceDeadlineAt": null,
           "shardProgress": []
@@ -1388,13 +1622,22 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       "consumerGroup": "billing"
     },
     "response": {
-      "migrations": [],
-      "activeReshardingId": null,
-      "shardCount": 4,
+      "migrations": [
+        {
+          "reshardingId": "reshard-06c944de-5170-4c07-a4c4-0e8b215e7c40",
+          "fromShardCount": 4,
+          "toShardCount": 6,
+          "state": "ACTIVE",
+          "createdAt": "2026-12-01T19:17:25.469Z",
+          "updatedAt": "2026-12-01T19:17:25.469Z"
+        }
+      ],
+      "activeReshardingId": "reshard-06c944de-5170-4c07-a4c4-0e8b215e7c40",
+      "shardCount": 6,
       "removedShards": [],
       "rollback": {
-        "allowed": false,
-        "reason": "no active migration"
+        "allowed": true,
+        "reason": null
       }
     }
   },
@@ -1406,7 +1649,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     "response": {
       "accessToken": "rsc1.eyJzdWIiOiJhZG1pbiJ9.c2lnbmF0dXJl",
       "tokenType": "Bearer",
-      "expiresAt": "2026-12-08T18:57:12.000Z",
+      "expiresAt": "2026-12-08T19:17:25.000Z",
       "expiresInSeconds": 604800,
       "roles": [
         "ADMIN",
@@ -1421,19 +1664,19 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     "params": {
       "streamPrefix": "orders",
       "consumerGroup": "billing",
-      "reshardingId": "reshard-e622f78a-3a75-457b-8afa-ce58175c1a28"
+      "reshardingId": "reshard-06c944de-5170-4c07-a4c4-0e8b215e7c40"
     },
     "request": {
       "requestedBy": "ops@example.com",
       "reason": "traffic back to normal"
     },
     "response": {
-      "reshardingId": "reshard-e622f78a-3a75-457b-8afa-ce58175c1a28",
+      "reshardingId": "reshard-06c944de-5170-4c07-a4c4-0e8b215e7c40",
       "fromShardCount": 4,
       "toShardCount": 6,
       "state": "ROLLED_BACK",
-      "createdAt": "2026-12-01T18:57:12.823Z",
-      "updatedAt": "2026-12-01T18:57:12.835Z"
+      "createdAt": "2026-12-01T19:17:25.469Z",
+      "updatedAt": "2026-12-01T19:17:25.571Z"
     }
   },
   "scaleGroup": {
@@ -1447,12 +1690,12 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       "reason": "audit reader falls behind"
     },
     "response": {
-      "reshardingId": "reshard-03b2650d-c06d-445d-8fae-9309f26c045f",
+      "reshardingId": "reshard-90ee3f63-5787-4349-ba24-543cebe9837f",
       "fromShardCount": 4,
       "toShardCount": 5,
       "state": "ACTIVE",
-      "createdAt": "2026-12-01T18:57:12.842Z",
-      "updatedAt": "2026-12-01T18:57:12.842Z"
+      "createdAt": "2026-12-01T19:17:25.579Z",
+      "updatedAt": "2026-12-01T19:17:25.579Z"
     }
   },
   "scaleStream": {
@@ -1473,20 +1716,20 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       ],
       "migrations": [
         {
-          "reshardingId": "reshard-e622f78a-3a75-457b-8afa-ce58175c1a28",
+          "reshardingId": "reshard-06c944de-5170-4c07-a4c4-0e8b215e7c40",
           "fromShardCount": 4,
           "toShardCount": 6,
           "state": "ACTIVE",
-          "createdAt": "2026-12-01T18:57:12.823Z",
-          "updatedAt": "2026-12-01T18:57:12.823Z"
+          "createdAt": "2026-12-01T19:17:25.469Z",
+          "updatedAt": "2026-12-01T19:17:25.469Z"
         },
         {
-          "reshardingId": "reshard-e622f78a-3a75-457b-8afa-ce58175c1a28",
+          "reshardingId": "reshard-06c944de-5170-4c07-a4c4-0e8b215e7c40",
           "fromShardCount": 4,
           "toShardCount": 6,
           "state": "ACTIVE",
-          "createdAt": "2026-12-01T18:57:12.823Z",
-          "updatedAt": "2026-12-01T18:57:12.823Z"
+          "createdAt": "2026-12-01T19:17:25.469Z",
+          "updatedAt": "2026-12-01T19:17:25.469Z"
         }
       ]
     }
