@@ -39,10 +39,15 @@ export interface QueryParam {
   schema?: Record<string, unknown>;
 }
 
-/** What a successful answer carries. */
+/**
+ * What a successful answer carries: a shared component, an array of one, a schema declared with
+ * the route (documented as a component of that `name`: a new route needs no edit elsewhere), or a
+ * non-JSON media type.
+ */
 export type SuccessBody =
   | { component: ComponentName }
   | { arrayOf: ComponentName }
+  | { schema: z.ZodType; name: string }
   | { mediaType: 'application/json' | 'text/plain' | 'text/html'; description: string };
 
 /**
@@ -81,7 +86,9 @@ type SuccessSchema<B extends SuccessBody> = B extends { component: infer C exten
   ? (typeof COMPONENTS)[C]
   : B extends { arrayOf: infer C extends ComponentName }
     ? z.ZodArray<(typeof COMPONENTS)[C]>
-    : never;
+    : B extends { schema: infer Z extends z.ZodType }
+      ? Z
+      : never;
 
 /** The `@hono/zod-openapi` route of a spec: typed parameters and typed success body. */
 type RouteOf<S extends ApiRouteSpec> = ReturnType<
@@ -108,10 +115,7 @@ export type ApiRoute<S extends ApiRouteSpec = ApiRouteSpec> = S & { route: Route
 
 /** Declares an operation (the one place it is described). */
 export function apiRoute<const S extends ApiRouteSpec>(spec: S): ApiRoute<S> {
-  const body = spec.success.body;
-  let schema: z.ZodType | undefined;
-  if ('component' in body) schema = COMPONENTS[body.component];
-  else if ('arrayOf' in body) schema = COMPONENTS[body.arrayOf].array();
+  const schema = successSchema(spec.success.body);
   const route = createRoute({
     method: spec.method,
     path: spec.path,
@@ -126,6 +130,21 @@ export function apiRoute<const S extends ApiRouteSpec>(spec: S): ApiRoute<S> {
     },
   });
   return { ...spec, route } as unknown as ApiRoute<S>;
+}
+
+/** The zod schema of a JSON success body; undefined for other media types. */
+export function successSchema(body: SuccessBody): z.ZodType | undefined {
+  if ('component' in body) return COMPONENTS[body.component];
+  if ('arrayOf' in body) return COMPONENTS[body.arrayOf].array();
+  if ('schema' in body) return body.schema;
+  return undefined;
+}
+
+/** Response schemas declared with their routes, by component name (they join the document's components). */
+export function routeComponents(routes: readonly ApiRouteSpec[]): Record<string, z.ZodType> {
+  const out: Record<string, z.ZodType> = {};
+  for (const r of routes) if ('schema' in r.success.body) out[r.success.body.name] = r.success.body.schema;
+  return out;
 }
 
 /**

@@ -103,10 +103,17 @@ export const COMPONENTS = {
 /** A component name. */
 export type ComponentName = keyof typeof COMPONENTS;
 
-/** JSON Schema of every component, with cross-references as `#/components/schemas/<name>`. */
-export function componentSchemas(): Record<ComponentName, Record<string, unknown>> {
+/**
+ * JSON Schema of every component (and of `declared`, the response schemas routes declare with
+ * themselves), with cross-references as `#/components/schemas/<name>`.
+ */
+export function componentSchemas(
+  declared: Record<string, z.ZodType> = {},
+): Record<string, Record<string, unknown>> {
+  const taken = Object.keys(declared).filter((id) => id in COMPONENTS);
+  if (taken.length > 0) throw new Error(`route-declared schema names already used: ${taken.join(', ')}`);
   const registry = z.registry<{ id: string }>();
-  for (const [id, schema] of Object.entries(COMPONENTS)) registry.add(schema, { id });
+  for (const [id, schema] of Object.entries({ ...COMPONENTS, ...declared })) registry.add(schema, { id });
   const out = z.toJSONSchema(registry, {
     uri: (id) => `#/components/schemas/${id}`,
     // Requests are documented as accepted; responses carry no defaults or transforms either way.

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.js';
 import { METRICS_PATH } from '../metrics/http-metrics.js';
 import { REFERENCE_METRICS_PATH } from '../metrics/reference-metrics.js';
-import { type ApiRoute, honoPath, type SuccessBody, TAGS } from './api-route.js';
+import { type ApiRoute, honoPath, routeComponents, type SuccessBody, TAGS } from './api-route.js';
 
 export { honoPath } from './api-route.js';
 
@@ -111,6 +111,9 @@ function successContent(body: SuccessBody, example: unknown): Record<string, unk
         ...ex,
       },
     };
+  }
+  if ('schema' in body) {
+    return { 'application/json': { schema: { $ref: `#/components/schemas/${body.name}` }, ...ex } };
   }
   const schema = body.mediaType === 'application/json' ? { type: 'object' } : { type: 'string' };
   return { [body.mediaType]: { schema: { ...schema, description: body.description }, ...ex } };
@@ -239,7 +242,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions): OpenApiDocument {
     tags: TAGS.filter((t) => usedTags.has(t.name)).map((t) => ({ ...t })),
     paths,
     components: {
-      schemas: componentSchemas(),
+      schemas: componentSchemas(routeComponents(ops)),
       securitySchemes: {
         basicAuth: { type: 'http', scheme: 'basic' },
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'token from POST /coord/v1/auth/login' },

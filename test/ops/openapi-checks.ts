@@ -74,6 +74,7 @@ export function schemaOf(op: ApiRoute): z.ZodType {
   const body = op.success.body;
   if ('component' in body) return COMPONENTS[body.component];
   if ('arrayOf' in body) return z.array(COMPONENTS[body.arrayOf]);
+  if ('schema' in body) return body.schema;
   throw new Error(`${op.operationId} has no JSON body`);
 }
 
