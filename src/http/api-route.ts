@@ -13,6 +13,7 @@ import type { AppEnv } from './context.js';
 import { describeIssues, invalidRequest } from './errors.js';
 import { parseJsonBody } from './input.js';
 import { COMPONENTS, type ComponentName } from './openapi-components.js';
+import type { QueryParam } from './query-params.js';
 import { consumerGroupSchema, streamPrefixSchema } from './schemas.js';
 
 /** Groups of operations in the rendered reference. */
@@ -30,14 +31,7 @@ export const TAGS = [
 /** A tag name. */
 export type Tag = (typeof TAGS)[number]['name'];
 
-/** A documented query parameter (parsed by the route, whose messages the protocol fixes). */
-export interface QueryParam {
-  name: string;
-  description: string;
-  required?: boolean;
-  /** JSON Schema of the raw value. @default {type: 'string'} */
-  schema?: Record<string, unknown>;
-}
+export type { QueryParam } from './query-params.js';
 
 /**
  * What a successful answer carries: a shared component, an array of one, a schema declared with
@@ -71,6 +65,7 @@ export interface ApiRouteSpec {
   access: Access;
   /** Path parameters validated before the handler runs (INVALID_REQUEST otherwise). */
   params?: z.ZodObject;
+  /** Query parameters, each parsed by its declared schema when the handler reads it (`queryValue`). */
   query?: readonly QueryParam[];
   /** The JSON body, read and validated by the route with `validBody` under the body limit (413). */
   body?: { component: ComponentName; required: boolean };

@@ -2,25 +2,34 @@
  * The declared Grafana operations (PROTOCOL §2.10): all GET and READ, parameters in the query
  * (Grafana sends every variable, possibly blank), parsed by the routes in `grafana.ts`.
  */
-import { apiRoute, type QueryParam, READ_ERRORS, REDIS_READ_ERRORS } from '../api-route.js';
+import { apiRoute, READ_ERRORS, REDIS_READ_ERRORS } from '../api-route.js';
+import { directionParam, grafanaNameParam, limitParam, streamIdParam, textParam } from '../query-params.js';
 
 const GRAFANA = '/coord/v1/monitoring/grafana';
 
-const directionParam: QueryParam = {
-  name: 'direction',
-  description: 'BACKWARD (newest first, default) or FORWARD',
-  schema: { type: 'string', enum: ['BACKWARD', 'FORWARD'], default: 'BACKWARD' },
-};
-const limitParam: QueryParam = {
-  name: 'limit',
-  description: 'page size, clamped to 1..1000',
-  schema: { type: 'integer', default: 25 },
-};
-// The parameters must be present, may be empty.
-const grafanaGroupRequired: readonly QueryParam[] = [
-  { name: 'streamPrefix', required: true, description: 'stream prefix (blank → no rows)' },
-  { name: 'consumerGroup', required: true, description: 'consumer group (blank → no rows)' },
-];
+/** The query parameters of the Grafana routes, which read them with `queryValue`. */
+export const GRAFANA_PARAMS = {
+  // The names must be present, may be blank.
+  prefix: grafanaNameParam('streamPrefix', true, 'stream prefix (blank → no rows)'),
+  group: grafanaNameParam('consumerGroup', true, 'consumer group (blank → no rows)'),
+  anyPrefix: grafanaNameParam('streamPrefix', true, 'stream prefix (blank → any)'),
+  anyGroup: grafanaNameParam('consumerGroup', true, 'consumer group (blank → any)'),
+  optionalPrefix: grafanaNameParam('streamPrefix', false, 'only groups of this stream'),
+  shardIndex: textParam('shardIndex', 'a shard index, or all / .* / __all / $__all'),
+  cursor: textParam(
+    'cursor',
+    'page cursor (`all:<i>=<id>,…`, `__rsc_last__`, `__rsc_tail__:<n>`); a tail page whose window needs more than 10,000 records read from Redis in all answers 400',
+  ),
+  recordId: streamIdParam('recordId', 'exact entry id to look up across all shards'),
+  direction: directionParam,
+  limit: {
+    ...limitParam,
+    description:
+      'page size, clamped to 1..1000; a merged page (all shards) reads limit+2 records from each shard and is clamped further to stay within 10,000 records (the rows report the limit used)',
+  },
+} as const;
+const P = GRAFANA_PARAMS;
+const grafanaGroupRequired = [P.prefix, P.group];
 
 /** Grafana operations, by handler. */
 export const GRAFANA_ROUTES = {
@@ -51,7 +60,7 @@ export const GRAFANA_ROUTES = {
     tag: 'Grafana',
     access: 'READ',
     summary: 'Consumer groups as variable options',
-    query: [{ name: 'streamPrefix', description: 'only groups of this stream' }],
+    query: [P.optionalPrefix],
     success: { status: 200, description: 'Options', body: { arrayOf: 'GrafanaOption' } },
     errors: READ_ERRORS,
   }),
@@ -84,10 +93,7 @@ export const GRAFANA_ROUTES = {
     tag: 'Grafana',
     access: 'READ',
     summary: 'Shard rows (both parameters blank → every group; one blank → filter by the other)',
-    query: [
-      { name: 'streamPrefix', required: true, description: 'stream prefix (blank → any)' },
-      { name: 'consumerGroup', required: true, description: 'consumer group (blank → any)' },
-    ],
+    query: [P.anyPrefix, P.anyGroup],
     success: { status: 200, description: 'Rows', body: { arrayOf: 'GrafanaShardRow' } },
     errors: REDIS_READ_ERRORS,
   }),
@@ -109,22 +115,7 @@ export const GRAFANA_ROUTES = {
     tag: 'Grafana',
     access: 'READ',
     summary: 'Message rows of one shard or all shards, with merged paging',
-    query: [
-      ...grafanaGroupRequired,
-      { name: 'shardIndex', description: 'a shard index, or all / .* / __all / $__all' },
-      directionParam,
-      {
-        name: 'cursor',
-        description:
-          'page cursor (`all:<i>=<id>,…`, `__rsc_last__`, `__rsc_tail__:<n>`); a tail page whose window needs more than 10,000 records read from Redis in all answers 400',
-      },
-      { name: 'recordId', description: 'exact entry id to look up across all shards' },
-      {
-        ...limitParam,
-        description:
-          'page size, clamped to 1..1000; a merged page (all shards) reads limit+2 records from each shard and is clamped further to stay within 10,000 records (the rows report the limit used)',
-      },
-    ],
+    query: [...grafanaGroupRequired, P.shardIndex, P.direction, P.cursor, P.recordId, P.limit],
     success: { status: 200, description: 'Rows', body: { arrayOf: 'GrafanaMessageRow' } },
     errors: REDIS_READ_ERRORS,
   }),

@@ -19,17 +19,15 @@ import {
   tailWindow,
 } from '../message-pages.js';
 import {
-  grafanaName,
   isAllShards,
-  parseDirection,
   parseIdParam,
-  parseLimit,
   parseShardNumber,
-  queryText,
   requireConsumable,
   requireInspector,
 } from '../monitoring-query.js';
 import { shardKey } from '../monitoring-views.js';
+import { queryValue } from '../query-params.js';
+import { GRAFANA_PARAMS as P } from './grafana-api.js';
 
 /** Cursor of the last page. */
 export const LAST_PAGE_CURSOR = '__rsc_last__';
@@ -87,15 +85,14 @@ export async function grafanaMessages(
   c: Context<AppEnv>,
   deps: ResolvedDeps,
 ): Promise<GrafanaMessageRowJson[]> {
-  const prefix = grafanaName(c, 'streamPrefix', true);
-  const groupName = grafanaName(c, 'consumerGroup', true);
+  const prefix = queryValue(c, P.prefix);
+  const groupName = queryValue(c, P.group);
   if (prefix === null || groupName === null) return [];
-  const direction = parseDirection(queryText(c, 'direction'));
-  const asked = parseLimit(queryText(c, 'limit'));
-  const rawRecordId = queryText(c, 'recordId');
-  const recordId = rawRecordId === null ? null : parseIdParam('recordId', rawRecordId);
-  const cursor = queryText(c, 'cursor');
-  const selector = recordId !== null ? 'all' : (queryText(c, 'shardIndex') ?? '0');
+  const direction = queryValue(c, P.direction);
+  const asked = queryValue(c, P.limit);
+  const recordId = queryValue(c, P.recordId);
+  const cursor = queryValue(c, P.cursor);
+  const selector = recordId !== null ? 'all' : (queryValue(c, P.shardIndex) ?? '0');
   const all = isAllShards(selector);
   const wanted = all ? null : parseShardNumber('shardIndex', selector);
   const tail = recordId === null ? parseTailCursor(cursor) : null;

@@ -17,9 +17,10 @@ import {
   shardOptions,
   streamOptions,
 } from '../grafana-views.js';
-import { grafanaName, requireInspector } from '../monitoring-query.js';
+import { requireInspector } from '../monitoring-query.js';
+import { queryValue } from '../query-params.js';
 import { ShardRateObserver } from '../shard-rates.js';
-import { GRAFANA_ROUTES } from './grafana-api.js';
+import { GRAFANA_ROUTES, GRAFANA_PARAMS as P } from './grafana-api.js';
 import { grafanaMessages } from './grafana-messages.js';
 import { readGroupOffsets } from './offsets.js';
 
@@ -44,8 +45,8 @@ export function grafanaRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
 
   /** The group named by both query parameters, or null when either is blank. */
   const namedGroup = async (c: Context<AppEnv>): Promise<GroupSnapshot | null> => {
-    const prefix = grafanaName(c, 'streamPrefix', true);
-    const group = grafanaName(c, 'consumerGroup', true);
+    const prefix = queryValue(c, P.prefix);
+    const group = queryValue(c, P.group);
     if (prefix === null || group === null) return null;
     return coordinator.getGroup(prefix, group);
   };
@@ -76,7 +77,7 @@ export function grafanaRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
   app.openapi(r.streamOptions.route, async (c) => c.json(streamOptions(await coordinator.listGroups()), 200));
 
   app.openapi(r.groupOptions.route, async (c) => {
-    const prefix = grafanaName(c, 'streamPrefix', false);
+    const prefix = queryValue(c, P.optionalPrefix);
     return c.json(consumerGroupOptions(await coordinator.listGroups(), prefix), 200);
   });
 
@@ -91,8 +92,8 @@ export function grafanaRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
   });
 
   app.openapi(r.shards.route, async (c) => {
-    const prefix = grafanaName(c, 'streamPrefix', true);
-    const group = grafanaName(c, 'consumerGroup', true);
+    const prefix = queryValue(c, P.anyPrefix);
+    const group = queryValue(c, P.anyGroup);
     requireInspector(deps.inspector);
     const snaps =
       prefix !== null && group !== null

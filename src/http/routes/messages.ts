@@ -5,33 +5,16 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { consumableShards } from '../../core/model.js';
-import { apiRoute, apiRouter, groupParams, type QueryParam, REDIS_READ_ERRORS } from '../api-route.js';
+import { apiRoute, apiRouter, groupParams, REDIS_READ_ERRORS } from '../api-route.js';
 import type { AppEnv, ResolvedDeps } from '../context.js';
 import { readCursorPage } from '../message-pages.js';
-import {
-  parseDirection,
-  parseIdParam,
-  parseLimit,
-  parseShardNumber,
-  queryText,
-  requireConsumable,
-  requireInspector,
-} from '../monitoring-query.js';
+import { parseShardNumber, requireConsumable, requireInspector } from '../monitoring-query.js';
 import { messageRecordView, type StreamMessagesPageJson, shardKey } from '../monitoring-views.js';
+import { directionParam, limitParam, queryValue, streamIdParam } from '../query-params.js';
 
-const directionParam: QueryParam = {
-  name: 'direction',
-  description: 'BACKWARD (newest first, default) or FORWARD',
-  schema: { type: 'string', enum: ['BACKWARD', 'FORWARD'], default: 'BACKWARD' },
-};
-const cursorParam: QueryParam = { name: 'cursor', description: 'nextCursor of the previous page' };
-const limitParam: QueryParam = {
-  name: 'limit',
-  description: 'page size, clamped to 1..1000',
-  schema: { type: 'integer', default: 25 },
-};
+const cursorParam = streamIdParam('cursor', 'nextCursor of the previous page');
 
-/** The declared messages operation (its query keeps the protocol's own messages, so it is parsed here). */
+/** The declared messages operation. */
 export const MESSAGES_ROUTES = {
   messages: apiRoute({
     method: 'get',
@@ -53,10 +36,9 @@ export function messagesRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
   app.openapi(MESSAGES_ROUTES.messages.route, async (c) => {
     const { streamPrefix, consumerGroup } = c.req.valid('param');
     const shardIndex = parseShardNumber('shardIndex', c.req.param('shardIndex') ?? '');
-    const direction = parseDirection(queryText(c, 'direction'));
-    const limit = parseLimit(queryText(c, 'limit'));
-    const rawCursor = queryText(c, 'cursor');
-    const cursor = rawCursor === null ? null : parseIdParam('cursor', rawCursor);
+    const direction = queryValue(c, directionParam);
+    const limit = queryValue(c, limitParam);
+    const cursor = queryValue(c, cursorParam);
     const inspector = requireInspector(deps.inspector);
     const { stream, group } = await deps.coordinator.getGroup(streamPrefix, consumerGroup);
     requireConsumable('shardIndex', shardIndex, consumableShards(stream));
