@@ -44,7 +44,7 @@ function holdingConsumer(p: string, client: Redis, fencedAcks: boolean) {
     handler: async (r) => {
       seen.push(r);
       await gate.promise;
-      return 'ack';
+      return 'ack' as const;
     },
   });
   return { c, ctl, gate, seen };
@@ -123,7 +123,7 @@ describe('consumer > fenced acks', () => {
       handler: async (r) => {
         seen.push(r);
         if (r.deliveryCount === 1) await gate.promise;
-        return 'ack';
+        return 'ack' as const;
       },
     });
     const refused = collect(c, 'write-refused');
