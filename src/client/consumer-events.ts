@@ -48,6 +48,8 @@ export interface ConsumerEventMap {
   /**
    * Fenced acks: a write of a member that no longer owns the shard was refused and not applied
    * (`ids`: the entries it would have acked or claimed; they stay pending for the owner).
+   * `inDoubt`: those of `ids` sent before without a known outcome (a lost reply): that earlier
+   * send may have been applied while the shard was still the member's.
    */
   'write-refused': {
     memberId: string;
@@ -55,6 +57,7 @@ export interface ConsumerEventMap {
     streamKey: string;
     operation: string;
     ids: string[];
+    inDoubt: string[];
     heldBy: { epoch: number; memberId: string } | null;
   };
   /** A record went to the dead-letter stream. */

@@ -47,8 +47,8 @@ export interface ReaderContext {
   leaseValid: () => boolean;
   /** Assignment epoch of the answer that granted the shard (the fencing epoch of its acks). */
   grantEpoch: number;
-  /** A fenced write was refused (the shard has a newer owner): `ids` were not applied. */
-  onOwnershipLost: (err: OwnershipLostError, ids: string[]) => void;
+  /** A fenced write was refused (the shard has a newer owner): `ids` were not applied now. */
+  onOwnershipLost: (err: OwnershipLostError, ids: string[], inDoubt?: string[]) => void;
   /** @default Date.now */
   now?: () => number;
 }
@@ -109,7 +109,7 @@ export class ShardReader {
       this.key,
       (ids) => this.onAcked(ids),
       (err) => ctx.events.error(ctx.memberId, `ack ${this.key}`, err),
-      (err, ids) => this.ctx.onOwnershipLost(err, ids),
+      (err, ids, inDoubt) => this.ctx.onOwnershipLost(err, ids, inDoubt),
     );
     this.records = new ShardRecords({
       memberId: ctx.memberId,

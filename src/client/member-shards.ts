@@ -105,7 +105,7 @@ export class MemberShards {
       mayRead: () => this.ctx.mayRead(shard),
       leaseValid: this.ctx.leaseValid,
       grantEpoch,
-      onOwnershipLost: (err, ids) => this.ownershipLost(shard, reader, err, ids),
+      onOwnershipLost: (err, ids, inDoubt = []) => this.ownershipLost(shard, reader, err, ids, inDoubt),
     });
     this.readers.set(shard, reader);
     this.ctx.events.emit('assigned', { memberId: this.ctx.memberId, shard, streamKey: reader.key });
@@ -152,10 +152,24 @@ export class MemberShards {
    * A fenced write of `reader` found a newer owner: stop the shard at once (it is reported
    * REVOKED once done, and the next heartbeat answer says whether to read it again).
    */
-  private ownershipLost(shard: number, reader: ShardReader, err: OwnershipLostError, ids: string[]): void {
+  private ownershipLost(
+    shard: number,
+    reader: ShardReader,
+    err: OwnershipLostError,
+    ids: string[],
+    inDoubt: string[],
+  ): void {
     const memberId = this.ctx.memberId;
     const { operation, heldBy } = err;
-    this.ctx.events.emit('write-refused', { memberId, shard, streamKey: reader.key, operation, ids, heldBy });
+    this.ctx.events.emit('write-refused', {
+      memberId,
+      shard,
+      streamKey: reader.key,
+      operation,
+      ids,
+      inDoubt,
+      heldBy,
+    });
     if (this.lost.has(reader)) return;
     this.lost.add(reader);
     if (this.readers.get(shard) !== reader && this.draining.get(shard)?.reader !== reader) return;
