@@ -6,10 +6,13 @@
  * starts at the first read (SDK: once the shards are assigned, so the join handshake is not
  * counted; both sides open their read connections inside the clock) and stops when every record
  * is acked (PEL empty). The coordinator is an in-process double that
- * assigns every shard, so it is not what is measured. Median of 3 trials; asserts nothing.
+ * assigns every shard, so it is not what is measured. The SDK runs twice: with fenced acks
+ * (the default: one ownership-checking script per ack batch) and with `fencedAcks: false`
+ * (plain `XACK`). Median of 3 trials; asserts nothing.
  */
 import { Redis } from 'ioredis';
 import { createConsumer } from '../src/client/consumer.js';
+import { ownerKey } from '../src/client/lua/shard-owner.js';
 import type { FetchLike } from '../src/client/transport.js';
 
 const RECORDS = Number(process.env.BENCH_CONSUMER_RECORDS ?? 50_000);
@@ -83,7 +86,8 @@ async function pending(redis: Redis, prefix: string, shards: number): Promise<nu
 }
 
 async function cleanup(redis: Redis, prefix: string, shards: number): Promise<void> {
-  await redis.del(...Array.from({ length: shards }, (_, s) => `${prefix}:${s}`));
+  const keys = Array.from({ length: shards }, (_, s) => `${prefix}:${s}`);
+  await redis.del(...keys, ...keys.map(ownerKey));
 }
 
 /** Raw loop per shard: XREADGROUP COUNT batch, then XACK of the whole batch; records per second. */
@@ -123,7 +127,13 @@ async function runRaw(
 }
 
 /** The SDK with one member on every shard; records per second until the PEL is empty. */
-async function runSdk(redis: Redis, prefix: string, shards: number, batch: number): Promise<number> {
+async function runSdk(
+  redis: Redis,
+  prefix: string,
+  shards: number,
+  batch: number,
+  fencedAcks: boolean,
+): Promise<number> {
   let handled = 0;
   let allHandled: () => void = () => {};
   const done = new Promise<void>((r) => {
@@ -137,6 +147,7 @@ async function runSdk(redis: Redis, prefix: string, shards: number, batch: numbe
     redis,
     pollBatchSize: batch,
     blockMs: 1000,
+    fencedAcks,
     handler: () => {
       if (++handled === RECORDS) allHandled();
       return 'ack';
@@ -163,13 +174,20 @@ export async function benchConsumer(redisUrl: string): Promise<string> {
   try {
     for (const { shards, batch } of SCENARIOS) {
       const sdk: number[] = [];
+      const plain: number[] = [];
       const raw: number[] = [];
       for (let t = 0; t < TRIALS; t++) {
         const sides = [
           async () => {
             const p = `bench-cons-sdk-${Date.now()}-${t}`;
             await fill(redis, p, shards);
-            sdk.push(await runSdk(redis, p, shards, batch));
+            sdk.push(await runSdk(redis, p, shards, batch, true));
+            await cleanup(redis, p, shards);
+          },
+          async () => {
+            const p = `bench-cons-plain-${Date.now()}-${t}`;
+            await fill(redis, p, shards);
+            plain.push(await runSdk(redis, p, shards, batch, false));
             await cleanup(redis, p, shards);
           },
           async () => {
@@ -187,8 +205,10 @@ export async function benchConsumer(redisUrl: string): Promise<string> {
         `1 member × ${shards} shard${shards > 1 ? 's' : ''}`,
         batch,
         median(sdk).toFixed(0),
+        median(plain).toFixed(0),
         median(raw).toFixed(0),
         `${ratio.toFixed(2)}×`,
+        `${(median(sdk) / median(plain)).toFixed(2)}×`,
         ratio >= 0.8 ? 'yes' : 'NO',
       ]);
     }
@@ -197,6 +217,18 @@ export async function benchConsumer(redisUrl: string): Promise<string> {
   }
   return [
     `### Consumer SDK throughput (${RECORDS} pre-filled records, ${PAYLOAD.length}-byte payload, median of ${TRIALS} trials)`,
-    table(['layout', 'batch', 'SDK rec/s', 'raw XREADGROUP+XACK rec/s', 'ratio', '≥ 0.8×'], rows),
+    table(
+      [
+        'layout',
+        'batch',
+        'SDK rec/s (fenced acks)',
+        'SDK rec/s (plain XACK)',
+        'raw XREADGROUP+XACK rec/s',
+        'fenced / raw',
+        'fenced / plain',
+        '≥ 0.8×',
+      ],
+      rows,
+    ),
   ].join('\n');
 }

@@ -3,8 +3,12 @@
  * along with that read (`XACK` sent just before `XREADGROUP` on the read connection: no extra
  * round trip per batch); acks of records finishing while the loop is blocked in a read go out
  * in one `XACK key g id…` on the shared client, after the current macrotask. A failed write is retried a few times; then the ids are given up (they stay
- * pending and are delivered again: at-least-once).
+ * pending and are delivered again: at-least-once). A fenced write refused because the shard has
+ * a newer owner (`OwnershipLostError`) is never retried: its ids and every later ack are
+ * dropped (reported to `onLost`), left pending for the owner — unless an earlier send whose
+ * outcome was unknown got through while the shard was still this member's (`inDoubt`).
  */
+import { OwnershipLostError } from './consumer-errors.js';
 import type { ConsumerRedis } from './consumer-redis.js';
 
 /** Attempts per ack write before its ids are given up. */
@@ -27,13 +31,19 @@ export class AckBuffer {
   private scheduled = false;
   private riding = 0;
   private readonly rides = new Set<Promise<void>>();
+  /** Set once a fenced write was refused: nothing more is written. */
+  private lost: OwnershipLostError | null = null;
 
   constructor(
     private readonly redis: ConsumerRedis,
     private readonly key: string,
     private readonly onWritten: (ids: readonly string[]) => void,
     private readonly onError: (err: unknown) => void,
+    private readonly onLost: (err: OwnershipLostError, ids: string[], inDoubt: string[]) => void = () => {},
   ) {}
+
+  /** Ids sent before without a known outcome (they may have been applied). */
+  private readonly doubtful = new Set<string>();
 
   /** Acks not yet confirmed by Redis (queued, being written, or riding with a read). */
   get size(): number {
@@ -48,7 +58,7 @@ export class AckBuffer {
 
   /** Takes the plain acks waiting, to be written with the next read; null when there are none. */
   takeForRead(): AckRide | null {
-    if (this.acks.length === 0) return null;
+    if (this.acks.length === 0 || this.lost) return null;
     const ids = this.acks;
     this.acks = [];
     this.riding += ids.length;
@@ -66,17 +76,23 @@ export class AckBuffer {
       ids,
       written: () => {
         end();
-        this.onWritten(ids);
+        this.written(ids);
       },
       failed: (err) => {
         end();
+        if (err instanceof OwnershipLostError) {
+          this.refused(err, ids);
+          return;
+        }
         this.onError(err);
+        for (const id of ids) this.doubtful.add(id);
         // XACK is idempotent: send them again the ordinary way.
         this.acks.push(...ids);
         this.schedule();
       },
       requeue: () => {
         end();
+        for (const id of ids) this.doubtful.add(id);
         this.acks.push(...ids);
         this.schedule();
       },
@@ -120,17 +136,42 @@ export class AckBuffer {
     }
   }
 
+  private refused(err: OwnershipLostError, ids: string[]): void {
+    this.lost ??= err;
+    this.report(err, ids);
+    this.schedule();
+  }
+
+  private report(err: OwnershipLostError, ids: string[]): void {
+    const inDoubt = ids.filter((id) => this.doubtful.delete(id));
+    this.onLost(err, ids, inDoubt);
+  }
+
+  private written(ids: string[]): void {
+    if (this.doubtful.size > 0) for (const id of ids) this.doubtful.delete(id);
+    this.onWritten(ids);
+  }
+
   private async write(acks: string[], deletes: string[]): Promise<void> {
     let acked = acks.length === 0;
     for (let attempt = 1; ; attempt++) {
+      if (this.lost) {
+        this.report(this.lost, acked ? deletes : [...acks, ...deletes]);
+        return;
+      }
       try {
         if (!acked) await this.redis.ack(this.key, acks);
         acked = true;
         if (deletes.length > 0) await this.redis.ackDelete(this.key, deletes);
-        this.onWritten([...acks, ...deletes]);
+        this.written([...acks, ...deletes]);
         return;
       } catch (err) {
+        if (err instanceof OwnershipLostError) {
+          this.lost ??= err;
+          continue;
+        }
         this.onError(err);
+        for (const id of acked ? deletes : [...acks, ...deletes]) this.doubtful.add(id);
         if (attempt >= MAX_ATTEMPTS) return;
         await new Promise((r) => setTimeout(r, Math.min(2000, 50 * 2 ** attempt)));
       }

@@ -11,7 +11,8 @@ export type ConsumerErrorCode =
   | 'MEMBER_ID_IN_USE'
   | 'HANDLER_FAILED'
   | 'CONSUMER_CLOSED'
-  | 'INVALID_HEARTBEAT_RESPONSE';
+  | 'INVALID_HEARTBEAT_RESPONSE'
+  | 'OWNERSHIP_LOST';
 
 /** Base class of consumer-specific errors. */
 export class ConsumerError extends Error {
@@ -118,5 +119,27 @@ export function errorText(err: unknown): string {
     return JSON.stringify(err) ?? String(err);
   } catch {
     return String(err);
+  }
+}
+
+/**
+ * A fenced write was refused: the shard's ownership token in Redis names a newer owner (or
+ * none), so this member no longer owns the shard. Nothing was written; the member stops reading
+ * the shard at once and its heartbeats sort out the assignment.
+ */
+export class OwnershipLostError extends ConsumerError {
+  /** Who holds the token now (null: nobody). */
+  readonly heldBy: { epoch: number; memberId: string } | null;
+
+  constructor(
+    readonly streamKey: string,
+    readonly operation: string,
+    heldBy: { epoch: number; memberId: string } | null,
+  ) {
+    const who = heldBy ? `member ${heldBy.memberId} at epoch ${heldBy.epoch}` : 'nobody';
+    super('OWNERSHIP_LOST', `${operation} ${streamKey} refused: the shard is now owned by ${who}`, {
+      retryable: false,
+    });
+    this.heldBy = heldBy;
   }
 }

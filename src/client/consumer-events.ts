@@ -33,8 +33,33 @@ export interface ConsumerEventMap {
   assigned: { memberId: string; shard: number; streamKey: string };
   /** A member stopped reading a shard and finished its in-flight work on it (also when Redis is unreachable). */
   revoked: { memberId: string; shard: number; streamKey: string; reason: RevokeReason };
-  /** A member's local assignment lease ran out: it stopped reading every shard. */
-  'lease-lost': { memberId: string; shards: number[]; leaseExpiredAt: number };
+  /**
+   * A member lost shards without being told: its local assignment lease ran out (`cause:
+   * 'lease-expired'`, every shard), or a fenced write found the shard's ownership token held by
+   * a newer owner (`cause: 'ownership-token'`, that shard; `leaseExpiredAt` is then the local
+   * lease's end at that moment). It stopped reading them at once.
+   */
+  'lease-lost': {
+    memberId: string;
+    shards: number[];
+    leaseExpiredAt: number;
+    cause: 'lease-expired' | 'ownership-token';
+  };
+  /**
+   * Fenced acks: a write of a member that no longer owns the shard was refused and not applied
+   * (`ids`: the entries it would have acked or claimed; they stay pending for the owner).
+   * `inDoubt`: those of `ids` sent before without a known outcome (a lost reply): that earlier
+   * send may have been applied while the shard was still the member's.
+   */
+  'write-refused': {
+    memberId: string;
+    shard: number;
+    streamKey: string;
+    operation: string;
+    ids: string[];
+    inDoubt: string[];
+    heldBy: { epoch: number; memberId: string } | null;
+  };
   /** A record went to the dead-letter stream. */
   'dead-letter': {
     memberId: string;

@@ -32,7 +32,9 @@ describe('consumer options', () => {
       fallbackLeaseTtlMs: 15_000,
       leaseMarginMs: null,
       shutdownTimeoutMs: 30_000,
+      fencedAcks: true,
     });
+    expect(resolveConsumerOptions({ ...base, fencedAcks: false }).fencedAcks).toBe(false);
   });
 
   it('names members <base>-m0 … and sanitizes the base like the reference clients', () => {
@@ -92,6 +94,7 @@ describe('consumer options', () => {
     [{ handler: 'x' }, /handler/],
     [{ retryBackoff: { factor: 0.5 } }, /factor/],
     [{ memberBase: '' }, /memberBase/],
+    [{ fencedAcks: 'no' }, /fencedAcks/],
   ])('rejects %j', (bad, message) => {
     expect(() => resolveConsumerOptions({ ...base, ...(bad as object) })).toThrow(InvalidOptionsError);
     expect(() => resolveConsumerOptions({ ...base, ...(bad as object) })).toThrow(message);

@@ -106,6 +106,14 @@ export interface ConsumerOptions {
    * reference coordinator). `false` always sends one request per member. @default true
    */
   batchHeartbeats?: boolean | undefined;
+  /**
+   * Fenced acks: claim each granted shard's ownership token (in the shard's Redis slot) before
+   * reading it, and ack, ack-delete, claim and dead-letter through a script that checks the
+   * token first, so a member that lost the shard (lease ran out, process paused) can never ack
+   * entries the new owner is handling. Needs only the epochs every heartbeat answer carries, so
+   * it works with the reference coordinator too. `false` sends plain `XACK`/`XCLAIM`. @default true
+   */
+  fencedAcks?: boolean | undefined;
   /** Event listeners registered before anything starts. @default none */
   listeners?: ConsumerListeners | undefined;
 }
@@ -132,6 +140,7 @@ export interface ResolvedConsumerOptions {
   leaseMarginMs: number | null;
   shutdownTimeoutMs: number;
   batchHeartbeats: boolean;
+  fencedAcks: boolean;
 }
 
 /** Keeps `[A-Za-z0-9._-]`, replacing anything else with `-` (as the reference clients do). */
@@ -258,6 +267,7 @@ export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsum
     leaseMarginMs,
     shutdownTimeoutMs: int('shutdownTimeoutMs', options.shutdownTimeoutMs ?? 30_000, 0),
     batchHeartbeats: flag('batchHeartbeats', options.batchHeartbeats, true),
+    fencedAcks: flag('fencedAcks', options.fencedAcks, true),
   };
 }
 

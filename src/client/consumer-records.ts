@@ -7,7 +7,7 @@
  */
 import { unlessAbandoned } from './consumer-abandon.js';
 import type { AckBuffer } from './consumer-acks.js';
-import { errorText, HandlerFailedError } from './consumer-errors.js';
+import { errorText, HandlerFailedError, OwnershipLostError } from './consumer-errors.js';
 import type { ConsumerEvents } from './consumer-events.js';
 import type { ConsumedRecord, ConsumerHandler, ResolvedConsumerOptions } from './consumer-options.js';
 import type { ConsumerRedis, StreamEntry } from './consumer-redis.js';
@@ -27,6 +27,8 @@ export interface RecordsContext {
   acks: AckBuffer;
   /** Aborted when the member must stop working on the shard at once. */
   signal: AbortSignal;
+  /** A fenced write was refused (the shard has a newer owner). */
+  lost: (err: OwnershipLostError, ids: string[]) => void;
 }
 
 /** Handles the records of one shard for one member. */
@@ -102,7 +104,8 @@ export class ShardRecords {
       // Count the backoff from now, not from the delivery: restart the entry's idle clock.
       await unlessAbandoned(c.redis.touch(c.key, c.memberId, [entry.id]), c.signal, 'XCLAIM JUSTID');
     } catch (err) {
-      if (!c.signal.aborted) c.events.error(c.memberId, `XCLAIM JUSTID ${c.key}`, err);
+      if (err instanceof OwnershipLostError) c.lost(err, [entry.id]);
+      else if (!c.signal.aborted) c.events.error(c.memberId, `XCLAIM JUSTID ${c.key}`, err);
     }
   }
 
@@ -117,13 +120,16 @@ export class ShardRecords {
     for (const [f, v] of Object.entries(entry.fields ?? {})) fields.push(f, v);
     let deadLetterId: string;
     try {
+      // The dead-letter stream is in another slot: check the shard is still ours just before.
+      await unlessAbandoned(c.redis.checkOwner(c.key), c.signal, 'dead-letter check');
       deadLetterId = await unlessAbandoned(
         c.redis.addDeadLetter(c.options.deadLetterStream, fields),
         c.signal,
         'dead-letter XADD',
       );
     } catch (err) {
-      if (!c.signal.aborted) c.events.error(c.memberId, `dead-letter ${c.key}`, err);
+      if (err instanceof OwnershipLostError) c.lost(err, [entry.id]);
+      else if (!c.signal.aborted) c.events.error(c.memberId, `dead-letter ${c.key}`, err);
       return;
     }
     this.failed.delete(entry.id);

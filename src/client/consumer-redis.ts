@@ -25,7 +25,7 @@ export interface PendingEntry {
   deliveries: number;
 }
 
-const REPLY_ERRORS = ['ReplyError'];
+export const REPLY_ERRORS = ['ReplyError'];
 
 /** A dedicated connection for blocking reads (a blocked connection serves nobody else). */
 export function dedicatedConnection(client: ConsumerClient): ConsumerClient {
@@ -73,7 +73,7 @@ export class ConsumerRedis {
     count: number,
     blockMs: number,
     ackIds: readonly string[],
-  ): Promise<{ ackError: RedisCommandError | null; read: StreamEntry[] | RedisCommandError }> {
+  ): Promise<{ ackError: Error | null; read: StreamEntry[] | RedisCommandError }> {
     const args = ['GROUP', this.group, consumer, 'COUNT', count, 'BLOCK', blockMs, 'STREAMS', key, '>'];
     const ack = conn.xack(key, this.group, ...ackIds).then(
       () => null,
@@ -196,7 +196,10 @@ export class ConsumerRedis {
     return this.ackDelSupport;
   }
 
-  private async run<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  /** Plain mode: nothing to check (the fenced subclass checks the shard's ownership token). */
+  async checkOwner(_key: string): Promise<void> {}
+
+  protected async run<T>(what: string, fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (err) {
@@ -216,7 +219,8 @@ export function supportsAckDelete(info: string): boolean {
   return major > 8 || (major === 8 && minor >= 2);
 }
 
-function text(v: unknown): string {
+/** A reply value as text. */
+export function text(v: unknown): string {
   if (typeof v === 'string') return v;
   if (v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
   if (typeof v === 'number') return String(v);

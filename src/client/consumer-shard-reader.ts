@@ -14,7 +14,9 @@
  */
 import { unlessAbandoned } from './consumer-abandon.js';
 import { AckBuffer } from './consumer-acks.js';
+import { OwnershipLostError } from './consumer-errors.js';
 import type { ConsumerEvents } from './consumer-events.js';
+import { claimBeforeReading, releaseOwnership, shardRedis } from './consumer-fence.js';
 import type { ConsumerHandler, ResolvedConsumerOptions } from './consumer-options.js';
 import { type PendingContext, PendingScanner, reclaimOnGain } from './consumer-pending.js';
 import { ShardRecords } from './consumer-records.js';
@@ -43,6 +45,10 @@ export interface ReaderContext {
   mayRead: () => boolean;
   /** Local lease valid (enough to finish work on a shard being revoked). */
   leaseValid: () => boolean;
+  /** Assignment epoch of the answer that granted the shard (the fencing epoch of its acks). */
+  grantEpoch: number;
+  /** A fenced write was refused (the shard has a newer owner): `ids` were not applied now. */
+  onOwnershipLost: (err: OwnershipLostError, ids: string[], inDoubt?: string[]) => void;
   /** @default Date.now */
   now?: () => number;
 }
@@ -88,31 +94,37 @@ export class ShardReader {
   private finished: Promise<void> | null = null;
   private readonly now: () => number;
   private wake: (() => void) | null = null;
+  /** Plain, or fenced by this grant's ownership token (`fencedAcks`). */
+  private readonly redis: ConsumerRedis;
 
   constructor(private readonly ctx: ReaderContext) {
     this.now = ctx.now ?? Date.now;
     this.key = `${ctx.options.streamPrefix}:${ctx.shard}`;
     this.startedAt = this.now();
     this.shardSlots = new FairSemaphore(ctx.options.maxInFlightPerShard);
+    this.redis = shardRedis(ctx, this.now);
+    const redis = this.redis;
     this.acks = new AckBuffer(
-      ctx.redis,
+      redis,
       this.key,
       (ids) => this.onAcked(ids),
       (err) => ctx.events.error(ctx.memberId, `ack ${this.key}`, err),
+      (err, ids, inDoubt) => this.ctx.onOwnershipLost(err, ids, inDoubt),
     );
     this.records = new ShardRecords({
       memberId: ctx.memberId,
       shard: ctx.shard,
       key: this.key,
       options: ctx.options,
-      redis: ctx.redis,
+      redis,
       handler: ctx.handler,
       events: ctx.events,
       acks: this.acks,
       signal: this.abort.signal,
+      lost: (err, ids) => this.ctx.onOwnershipLost(err, ids),
     });
     this.pendingContext = {
-      redis: ctx.redis,
+      redis,
       key: this.key,
       memberId: ctx.memberId,
       options: ctx.options,
@@ -203,6 +215,9 @@ export class ShardReader {
       }),
     ]);
     clearTimeout(ackTimer);
+    // A revoke completed cleanly: let the next owner's claim find no token of ours.
+    if (flushed && this.mode === 'draining')
+      await this.guard('release', () => releaseOwnership(this.redis, this.key));
     this.ctx.events.emit('ownership', {
       memberId: this.ctx.memberId,
       shard: this.ctx.shard,
@@ -215,6 +230,9 @@ export class ShardReader {
   private async run(): Promise<void> {
     const o = this.ctx.options;
     try {
+      const reading = () => this.mode === 'reading';
+      const loop = { reading, mayRead: this.ctx.mayRead, sleep: (ms: number) => this.sleep(ms) };
+      if (!(await claimBeforeReading(this.redis, this.key, loop, this.ctx.events))) return;
       this.conn = dedicatedConnection(this.ctx.redis.client);
       await reclaimOnGain(this.pendingContext);
       let nextScan = this.now() + o.pendingScanIntervalMs;
@@ -246,7 +264,8 @@ export class ShardReader {
         }
       }
     } catch (err) {
-      this.ctx.events.error(this.ctx.memberId, `read loop ${this.key}`, err);
+      if (err instanceof OwnershipLostError) this.ctx.onOwnershipLost(err, []);
+      else this.ctx.events.error(this.ctx.memberId, `read loop ${this.key}`, err);
     }
   }
 
@@ -310,14 +329,14 @@ export class ShardReader {
     const ride = this.acks.takeForRead();
     if (!ride)
       return unlessAbandoned(
-        this.ctx.redis.readNew(conn, this.key, me, o.pollBatchSize, o.blockMs),
+        this.redis.readNew(conn, this.key, me, o.pollBatchSize, o.blockMs),
         this.giveUp.signal,
         what,
       );
     let r: Awaited<ReturnType<ConsumerRedis['ackAndReadNew']>>;
     try {
       r = await unlessAbandoned(
-        this.ctx.redis.ackAndReadNew(conn, this.key, me, o.pollBatchSize, o.blockMs, ride.ids),
+        this.redis.ackAndReadNew(conn, this.key, me, o.pollBatchSize, o.blockMs, ride.ids),
         this.giveUp.signal,
         what,
       );
@@ -360,7 +379,9 @@ export class ShardReader {
     try {
       return await unlessAbandoned(fn(), this.giveUp.signal, what);
     } catch (err) {
-      if (!this.giveUp.signal.aborted) this.ctx.events.error(this.ctx.memberId, `${what} ${this.key}`, err);
+      if (err instanceof OwnershipLostError) this.ctx.onOwnershipLost(err, []);
+      else if (!this.giveUp.signal.aborted)
+        this.ctx.events.error(this.ctx.memberId, `${what} ${this.key}`, err);
       return undefined;
     }
   }

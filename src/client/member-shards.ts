@@ -5,6 +5,7 @@
  * finished before the member rejoins). A soft stop may carry a deadline, at which it turns hard
  * (the coordinator fences a member still holding a revoked shard at its rebalance deadline).
  */
+import type { OwnershipLostError } from './consumer-errors.js';
 import type { ConsumerEvents, RevokeReason } from './consumer-events.js';
 import type { ConsumerHandler, ResolvedConsumerOptions } from './consumer-options.js';
 import type { ConsumerRedis } from './consumer-redis.js';
@@ -22,6 +23,8 @@ export interface MemberShardsContext {
   /** Assigned by the latest successful answer and within the local lease. */
   mayRead: (shard: number) => boolean;
   leaseValid: () => boolean;
+  /** End of the member's local lease, epoch ms. */
+  leaseUntil: () => number;
   /** A revoke completed: report it soon. */
   onRevoked: () => void;
 }
@@ -42,6 +45,8 @@ export class MemberShards {
   /** Drained shards with when they finished, until a successful answer has seen them. */
   private readonly revoked = new Map<number, string>();
   private readonly dropped = new Set<Promise<void>>();
+  /** Readers that found a newer owner (each reported `lease-lost` once). */
+  private readonly lost = new WeakSet<ShardReader>();
 
   constructor(private readonly ctx: MemberShardsContext) {
     this.semaphore = new FairSemaphore(ctx.options.maxInFlightPerMember);
@@ -87,8 +92,8 @@ export class MemberShards {
     await Promise.allSettled([...this.draining.values()].map((d) => d.reader.stop(false)));
   }
 
-  /** Starts reading `shard`. */
-  start(shard: number): void {
+  /** Starts reading `shard`, granted by the answer of assignment epoch `grantEpoch`. */
+  start(shard: number, grantEpoch: number): void {
     const reader = new ShardReader({
       memberId: this.ctx.memberId,
       shard,
@@ -99,6 +104,8 @@ export class MemberShards {
       semaphore: this.semaphore,
       mayRead: () => this.ctx.mayRead(shard),
       leaseValid: this.ctx.leaseValid,
+      grantEpoch,
+      onOwnershipLost: (err, ids, inDoubt = []) => this.ownershipLost(shard, reader, err, ids, inDoubt),
     });
     this.readers.set(shard, reader);
     this.ctx.events.emit('assigned', { memberId: this.ctx.memberId, shard, streamKey: reader.key });
@@ -138,6 +145,40 @@ export class MemberShards {
       this.revoked.set(shard, new Date().toISOString());
       this.emitRevoked(shard, reader.key, entry.reason);
       this.ctx.onRevoked();
+    });
+  }
+
+  /**
+   * A fenced write of `reader` found a newer owner: stop the shard at once (it is reported
+   * REVOKED once done, and the next heartbeat answer says whether to read it again).
+   */
+  private ownershipLost(
+    shard: number,
+    reader: ShardReader,
+    err: OwnershipLostError,
+    ids: string[],
+    inDoubt: string[],
+  ): void {
+    const memberId = this.ctx.memberId;
+    const { operation, heldBy } = err;
+    this.ctx.events.emit('write-refused', {
+      memberId,
+      shard,
+      streamKey: reader.key,
+      operation,
+      ids,
+      inDoubt,
+      heldBy,
+    });
+    if (this.lost.has(reader)) return;
+    this.lost.add(reader);
+    if (this.readers.get(shard) !== reader && this.draining.get(shard)?.reader !== reader) return;
+    this.stop(shard, 'lease-lost', true);
+    this.ctx.events.emit('lease-lost', {
+      memberId: this.ctx.memberId,
+      shards: [shard],
+      leaseExpiredAt: this.ctx.leaseUntil(),
+      cause: 'ownership-token',
     });
   }
 

@@ -99,6 +99,7 @@ export class Member {
       events: ctx.events,
       mayRead: (shard) => this.protocol.mayRead(shard, Date.now()),
       leaseValid: () => this.protocol.leaseValid(Date.now()),
+      leaseUntil: () => this.protocol.leaseUntil,
       // Report REVOKED now, so the next owner need not wait a whole interval.
       onRevoked: () => this.pause.wake(),
     });
@@ -257,7 +258,8 @@ export class Member {
           this.shards.stop(shard, this.closing ? 'shutdown' : 'rebalance', false, hardAt);
         const now = Date.now();
         if (!this.closing) {
-          for (const shard of decision.start) if (this.protocol.mayRead(shard, now)) this.shards.start(shard);
+          for (const shard of decision.start)
+            if (this.protocol.mayRead(shard, now)) this.shards.start(shard, this.protocol.epoch);
         }
         this.armLeaseTimer();
         this.steadyDelay = true;
@@ -315,6 +317,7 @@ export class Member {
       memberId: this.id,
       shards,
       leaseExpiredAt: this.protocol.leaseUntil,
+      cause: 'lease-expired',
     });
   }
 }

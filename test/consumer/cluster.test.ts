@@ -1,9 +1,11 @@
 /**
  * The consumer on the private 6-node Redis Cluster: shards on different masters are each read
  * with single-key commands on dedicated Cluster connections; reclaim, ack-delete and the
- * dead-letter stream (another slot) work there too.
+ * dead-letter stream (another slot) work there too, each shard fenced by its ownership token
+ * kept in the shard key's own slot.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { ownerKey } from '../../src/client/lua/shard-owner.js';
 import { clusterClient, uniquePrefix } from '../support/redis.js';
 import {
   collect,
@@ -57,6 +59,24 @@ describe('consumer > Redis Cluster', () => {
     });
     expect(await redis.xlen(`${p}:5`)).toBe(0);
     expect(await redis.xlen(`${p}:dlq`)).toBe(1);
+    const members = new Set(c.status().map((m) => m.memberId));
+    for (let s = 0; s < 6; s++) {
+      const token = await redis.hget(ownerKey(`${p}:${s}`), p);
+      expect(members.has(token?.replace(/^\d+:\d+:/, '') ?? '')).toBe(true);
+    }
     await c.close();
+  });
+
+  it('keeps every shard ownership token in the slot of its shard key (CLUSTER KEYSLOT)', async () => {
+    const p = uniquePrefix('slot');
+    const node = redis.nodes('master')[0]!;
+    const slots = new Set<number>();
+    for (let s = 0; s < 64; s++) {
+      const shard = Number(await node.call('CLUSTER', 'KEYSLOT', `${p}:${s}`));
+      expect(Number(await node.call('CLUSTER', 'KEYSLOT', ownerKey(`${p}:${s}`)))).toBe(shard);
+      slots.add(shard);
+    }
+    // The shards themselves are spread over many slots: the check is not vacuous.
+    expect(slots.size).toBeGreaterThan(32);
   });
 });

@@ -54,6 +54,15 @@ export interface ScenarioResult {
   leaseLost: string[];
   /** Revokes by reason. */
   revokes: Record<string, number>;
+  /** Acks refused by the fence (a member that had lost the shard acking late). */
+  refusedAcks: number;
+  /** Of those, acks an earlier send of which (reply lost) may have been applied before the takeover. */
+  refusedInDoubt: number;
+  /**
+   * Refused acks (not in doubt) whose record was never handled again: had a zombie ack been
+   * applied it would have left the new owner's PEL and never come back, so this stays empty.
+   */
+  refusedNotRedelivered: string[];
   elapsedMs: number;
   log: string[];
 }
@@ -287,6 +296,7 @@ export function analyse(i: AnalyseInput): ScenarioResult {
   const intervals: Interval[] = [];
   const leaseLost = new Set<string>();
   const revokes: Record<string, number> = {};
+  const refused: string[] = [];
   for (const file of i.files) {
     for (const line of readFileSync(file, 'utf8').split('\n')) {
       const f = line.split(' ');
@@ -295,6 +305,8 @@ export function analyse(i: AnalyseInput): ScenarioResult {
         records.push({ member: f[1]!, shard: Number(f[2]), uid: f[3]!, at: Number(f[4]) });
       } else if (f[0] === 'L') {
         leaseLost.add(f[1]!);
+      } else if (f[0] === 'F' && f.length === 4) {
+        if (f[3] !== '-') refused.push(...f[3]!.split(','));
       } else if (f[0] === 'R') {
         revokes[f[3]!] = (revokes[f[3]!] ?? 0) + 1;
       } else if (f[0] === 'O' && f.length === 5) {
@@ -350,6 +362,9 @@ export function analyse(i: AnalyseInput): ScenarioResult {
     intervals: intervals.length,
     leaseLost: [...leaseLost].sort(),
     revokes,
+    refusedAcks: refused.length,
+    refusedInDoubt: refused.filter((u) => u.startsWith('?')).length,
+    refusedNotRedelivered: refused.filter((u) => !u.startsWith('?') && (handled.get(u) ?? 0) < 2),
     elapsedMs: Date.now() - i.t0,
     log: i.log,
   };

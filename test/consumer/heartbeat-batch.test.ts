@@ -8,6 +8,7 @@
 import { Hono } from 'hono';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CoordinatorUnreachableError } from '../../src/client/errors.js';
+import { ownerKey, tokenHolder } from '../../src/client/lua/shard-owner.js';
 import type { FetchLike } from '../../src/client/transport.js';
 import { createApp } from '../../src/http/app.js';
 import { standaloneClient } from '../support/redis.js';
@@ -96,6 +97,8 @@ async function consumeAll(
   fetch: FetchLike,
   concurrency: number,
   extra: { batchHeartbeats?: boolean } = {},
+  /** Filled with each shard's ownership token (fenced acks) while the consumer still runs. */
+  tokens: Array<string | null> = [],
 ) {
   const handled = new Set<string>();
   const c = testConsumer({
@@ -124,6 +127,7 @@ async function consumeAll(
     // A few more intervals of steady heartbeats.
     await new Promise((r) => setTimeout(r, 1200));
     expect(c.status().every((m) => m.lastStatus === 'OK' && m.leaseValid)).toBe(true);
+    for (let shard = 0; shard < 4; shard++) tokens.push(await redis.hget(ownerKey(`${p}:${shard}`), p));
     return c.memberIds;
   } finally {
     await c.close();
@@ -150,9 +154,15 @@ describe('consumer > batched heartbeats', () => {
   it('sends single heartbeats only, and works, against a reference-only coordinator', async () => {
     const p = await newStream(stack, 4, 'hbr');
     const { fetch, seen } = referenceOnlyDouble(stack);
-    const ids = await consumeAll(p, fetch, 4);
+    const tokens: Array<string | null> = [];
+    const ids = await consumeAll(p, fetch, 4, {}, tokens);
     expect(seen.batches).toEqual([]);
     expect(new Set(seen.single)).toEqual(new Set(ids));
+    // Fenced acks need only the epochs of reference answers: every shard was claimed and acked
+    // through the fence by a member of ours, and each clean release on close deleted its token.
+    for (const t of tokens) expect(ids).toContain(tokenHolder(t)?.memberId);
+    expect(tokens.every((t) => (tokenHolder(t)?.epoch ?? 0) > 0)).toBe(true);
+    expect(await redis.exists(...[0, 1, 2, 3].map((s) => ownerKey(`${p}:${s}`)))).toBe(0);
   });
 
   it('falls back to single heartbeats when the batch route answers 404, asking it once', async () => {

@@ -1,0 +1,262 @@
+/**
+ * Fenced acks (issue 16.2): the consumer's shard commands for one member's grant of one shard,
+ * run through the fenced-command script so a member that lost the shard (revoked, lease run
+ * out, process paused) can no longer ack, delete or claim its entries. Before its first read
+ * the member claims the shard's token with the epoch of the heartbeat answer that granted it;
+ * afterwards every XACK, ack-delete, XCLAIM and XAUTOCLAIM checks the token is still
+ * `(epoch, memberId)` in the same script call. A refusal throws `OwnershipLostError` and
+ * nothing is written. EVALSHA with an EVAL fallback on NOSCRIPT.
+ */
+import type { LuaScript } from '../store/scripts/lua-script.js';
+import { OwnershipLostError } from './consumer-errors.js';
+import type { ConsumerEvents } from './consumer-events.js';
+import {
+  type ConsumerClient,
+  ConsumerRedis,
+  parseEntries,
+  parseReadReply,
+  REPLY_ERRORS,
+  type StreamEntry,
+  text,
+} from './consumer-redis.js';
+import type { RedisCommandError } from './errors.js';
+import { FENCED_COMMAND, OWNER_CLAIM, OWNER_RELEASE, ownerKey, tokenHolder } from './lua/shard-owner.js';
+import { isNoScript, toRedisCommandError } from './redis-adapter.js';
+
+/**
+ * How long a claimed token refuses claims with a lower epoch, ms. Only an escape hatch: a
+ * deleted and recreated group starts its epochs at 1 again and could not claim before then.
+ */
+export const OWNER_CLAIM_PROTECT_MS = 10 * 60_000;
+
+/** One member's grant of a shard: the assignment epoch that granted it. */
+export interface Fence {
+  epoch: number;
+  memberId: string;
+}
+
+/** The consumer's commands on one granted shard, fenced by its ownership token. */
+export class FencedRedis extends ConsumerRedis {
+  private readonly fenceArgs: string[];
+
+  constructor(
+    private readonly base: ConsumerRedis,
+    readonly fence: Fence,
+    private readonly now: () => number = Date.now,
+  ) {
+    super(base.client, base.group);
+    this.fenceArgs = [base.group, String(fence.epoch), fence.memberId];
+  }
+
+  /** Shares the base's answer (asked once per consumer, not per grant). */
+  override supportsAckDel(): Promise<boolean> {
+    return this.base.supportsAckDel();
+  }
+
+  /** Claims the shard's token; throws `OwnershipLostError` when a higher epoch holds it. */
+  async claimOwnership(key: string): Promise<void> {
+    const now = this.now();
+    const args = [...this.fenceArgs, String(now), String(now + OWNER_CLAIM_PROTECT_MS)];
+    const reply = (await this.script(
+      this.client,
+      OWNER_CLAIM,
+      `claim ${key}`,
+      [ownerKey(key)],
+      args,
+    )) as unknown[];
+    if (Number(reply[0]) !== 1) throw new OwnershipLostError(key, 'claim', tokenHolder(reply[1]));
+  }
+
+  /** Deletes the shard's token if it is still this grant's; true when it was. */
+  async releaseOwnership(key: string): Promise<boolean> {
+    const reply = await this.script(
+      this.client,
+      OWNER_RELEASE,
+      `release ${key}`,
+      [ownerKey(key)],
+      this.fenceArgs,
+    );
+    return Number(reply) === 1;
+  }
+
+  override async checkOwner(key: string): Promise<void> {
+    await this.fenced(this.client, key, 'CHECK', []);
+  }
+
+  override async ack(key: string, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.fenced(this.client, key, 'XACK', ids);
+  }
+
+  override async ackDelete(key: string, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    if (await this.supportsAckDel())
+      await this.fenced(this.client, key, 'XACKDEL', ['KEEPREF', 'IDS', String(ids.length), ...ids]);
+    else await this.fenced(this.client, key, 'XACK+XDEL', ids);
+  }
+
+  override async claim(
+    key: string,
+    consumer: string,
+    minIdleMs: number,
+    ids: readonly string[],
+  ): Promise<StreamEntry[]> {
+    if (ids.length === 0) return [];
+    return parseEntries(await this.fenced(this.client, key, 'XCLAIM', [consumer, String(minIdleMs), ...ids]));
+  }
+
+  override async touch(key: string, consumer: string, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.fenced(this.client, key, 'XCLAIM', [consumer, '0', ...ids, 'JUSTID']);
+  }
+
+  override async autoClaim(
+    key: string,
+    consumer: string,
+    minIdleMs: number,
+    cursor: string,
+    count: number,
+  ): Promise<{ cursor: string; entries: StreamEntry[] }> {
+    const args = [consumer, String(minIdleMs), cursor, 'COUNT', String(count)];
+    const [next, entries] = (await this.fenced(this.client, key, 'XAUTOCLAIM', args)) as [unknown, unknown];
+    return { cursor: text(next), entries: parseEntries(entries) };
+  }
+
+  /**
+   * The fenced ack then `XREADGROUP … BLOCK … STREAMS key >`, back to back on `conn` (the
+   * script's reply does not wait for the read). A NOSCRIPT ack is sent again in full on the
+   * shared client: `conn` is blocked by then. Never rejects.
+   */
+  override async ackAndReadNew(
+    conn: ConsumerClient,
+    key: string,
+    consumer: string,
+    count: number,
+    blockMs: number,
+    ackIds: readonly string[],
+  ): Promise<{ ackError: Error | null; read: StreamEntry[] | RedisCommandError }> {
+    const args = ['GROUP', this.group, consumer, 'COUNT', count, 'BLOCK', blockMs, 'STREAMS', key, '>'];
+    const [keys, argv] = this.fencedCall(key, 'XACK', ackIds);
+    const ack = conn
+      .evalsha(FENCED_COMMAND.sha1, keys.length, ...keys, ...argv)
+      .catch((err) =>
+        isNoScript(err)
+          ? this.client.eval(FENCED_COMMAND.lua, keys.length, ...keys, ...argv)
+          : Promise.reject(err),
+      )
+      .then(
+        (reply) => {
+          this.fencedReply(reply, key, 'XACK');
+          return null;
+        },
+        (err) => toRedisCommandError(err, `fenced XACK ${key}`, REPLY_ERRORS),
+      )
+      .catch((err: Error) => err);
+    const read = conn.call('XREADGROUP', ...args).then(
+      (reply) => parseReadReply(reply),
+      (err) => toRedisCommandError(err, `XREADGROUP ${key}`, REPLY_ERRORS),
+    );
+    return { ackError: await ack, read: await read };
+  }
+
+  private fencedCall(key: string, command: string, args: readonly string[]): [string[], string[]] {
+    return [
+      [key, ownerKey(key)],
+      [...this.fenceArgs, command, ...args],
+    ];
+  }
+
+  private async fenced(
+    conn: ConsumerClient,
+    key: string,
+    command: string,
+    args: readonly string[],
+  ): Promise<unknown> {
+    const [keys, argv] = this.fencedCall(key, command, args);
+    return this.fencedReply(
+      await this.script(conn, FENCED_COMMAND, `fenced ${command} ${key}`, keys, argv),
+      key,
+      command,
+    );
+  }
+
+  /** The command's reply, or `OwnershipLostError` when the token is not this grant's. */
+  private fencedReply(reply: unknown, key: string, command: string): unknown {
+    const [ok, value] = reply as [unknown, unknown];
+    if (Number(ok) !== 1)
+      throw new OwnershipLostError(key, command === 'CHECK' ? 'dead-letter' : command, tokenHolder(value));
+    return value;
+  }
+
+  private script(
+    conn: ConsumerClient,
+    s: LuaScript,
+    what: string,
+    keys: string[],
+    args: string[],
+  ): Promise<unknown> {
+    return this.run(what, async () => {
+      try {
+        return await conn.evalsha(s.sha1, keys.length, ...keys, ...args);
+      } catch (err) {
+        if (!isNoScript(err)) throw err;
+        return await conn.eval(s.lua, keys.length, ...keys, ...args);
+      }
+    });
+  }
+}
+
+/** Pause after a failed claim before trying again, ms. */
+const CLAIM_RETRY_MS = 500;
+
+/** The commands a reader of a granted shard uses: fenced by the grant (`fencedAcks`), or plain. */
+export function shardRedis(
+  c: { options: { fencedAcks: boolean }; redis: ConsumerRedis; memberId: string; grantEpoch: number },
+  now: () => number,
+): ConsumerRedis {
+  if (!c.options.fencedAcks) return c.redis;
+  return new FencedRedis(c.redis, { epoch: c.grantEpoch, memberId: c.memberId }, now);
+}
+
+/** What claiming a shard before its first read needs from the read loop. */
+export interface ClaimLoop {
+  /** False once the loop is stopping. */
+  reading(): boolean;
+  /** The member may read the shard (assigned, local lease valid). */
+  mayRead(): boolean;
+  sleep(ms: number): Promise<void>;
+}
+
+/**
+ * Claims the shard's token before the first read (plain mode: nothing to do). A Redis failure is
+ * reported and retried; a refusal throws `OwnershipLostError`. False when the loop stopped first.
+ */
+export async function claimBeforeReading(
+  redis: ConsumerRedis,
+  key: string,
+  loop: ClaimLoop,
+  events: ConsumerEvents,
+): Promise<boolean> {
+  if (!(redis instanceof FencedRedis)) return true;
+  while (loop.reading()) {
+    // Never claim on a lapsed lease: a member paused past it would claim with an old epoch.
+    if (!loop.mayRead()) {
+      await loop.sleep(100);
+      continue;
+    }
+    try {
+      await redis.claimOwnership(key);
+      return true;
+    } catch (err) {
+      if (err instanceof OwnershipLostError) throw err;
+      events.error(redis.fence.memberId, `claim ${key}`, err);
+      await loop.sleep(CLAIM_RETRY_MS);
+    }
+  }
+  return false;
+}
+
+/** Deletes the shard's token if it is still this grant's (plain mode: nothing to do). */
+export async function releaseOwnership(redis: ConsumerRedis, key: string): Promise<void> {
+  if (redis instanceof FencedRedis) await redis.releaseOwnership(key);
+}
