@@ -6,11 +6,10 @@
  * `fencedAcks: false` the same late ack is a plain XACK and removes the new owner's entries.
  */
 import type { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Consumer } from '../../src/client/consumer.js';
 import type { ConsumedRecord } from '../../src/client/consumer-options.js';
 import { ownerKey } from '../../src/client/lua/shard-owner.js';
-import { standaloneClient } from '../support/redis.js';
 import {
   collect,
   controlledFetch,
@@ -19,16 +18,11 @@ import {
   newStream,
   pendingCount,
   publish,
-  realStack,
+  standaloneSuite,
   testConsumer,
 } from './support.js';
 
-const stack = realStack({ name: 'standalone', make: standaloneClient });
-const redis = standaloneClient();
-afterAll(async () => {
-  await stack.close();
-  await redis.quit();
-});
+const { stack, redis } = standaloneSuite();
 
 /** A consumer whose handler holds every record until `gate` opens, then acks it. */
 function holdingConsumer(p: string, client: Redis, fencedAcks: boolean) {

@@ -6,21 +6,15 @@
  * heartbeats alone and works; `batchHeartbeats: false` never batches.
  */
 import { Hono } from 'hono';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CoordinatorUnreachableError } from '../../src/client/errors.js';
 import { ownerKey, tokenHolder } from '../../src/client/lua/shard-owner.js';
 import type { FetchLike } from '../../src/client/transport.js';
 import { createApp } from '../../src/http/app.js';
-import { standaloneClient } from '../support/redis.js';
 import type { Stack } from '../support/stack.js';
-import { collect, eventually, newStream, publish, realStack, testConsumer } from './support.js';
+import { collect, eventually, newStream, publish, standaloneSuite, testConsumer } from './support.js';
 
-const stack = realStack({ name: 'standalone', make: standaloneClient });
-const redis = standaloneClient();
-afterAll(async () => {
-  await stack.close();
-  await redis.quit();
-});
+const { stack, redis } = standaloneSuite();
 
 /** Requests as a coordinator saw them. */
 interface Seen {

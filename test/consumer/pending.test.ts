@@ -3,8 +3,8 @@
  * earlier owners' entries), retries with backoff, and the dead-letter stream past
  * `maxDeliveries`.
  */
-import { afterAll, describe, expect, it } from 'vitest';
-import { standaloneClient, uniquePrefix } from '../support/redis.js';
+import { describe, expect, it } from 'vitest';
+import { uniquePrefix } from '../support/redis.js';
 import {
   collect,
   controlledFetch,
@@ -12,16 +12,11 @@ import {
   newStream,
   pendingCount,
   publish,
-  realStack,
+  standaloneSuite,
   testConsumer,
 } from './support.js';
 
-const stack = realStack({ name: 'standalone', make: standaloneClient });
-const redis = standaloneClient();
-afterAll(async () => {
-  await stack.close();
-  await redis.quit();
-});
+const { stack, redis } = standaloneSuite();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

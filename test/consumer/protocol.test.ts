@@ -4,10 +4,10 @@
  * everything and rejoining with epoch 0, fail-closed when the local lease lapses while the
  * coordinator stalls, and surviving 5xx answers and timeouts.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HeartbeatRejectedError } from '../../src/client/consumer-errors.js';
 import { CoordinatorHttpError, CoordinatorUnreachableError } from '../../src/client/errors.js';
-import { standaloneClient, uniquePrefix } from '../support/redis.js';
+import { uniquePrefix } from '../support/redis.js';
 import { heartbeat } from '../support/stack.js';
 import {
   collect,
@@ -17,16 +17,11 @@ import {
   newStream,
   pendingCount,
   publish,
-  realStack,
+  standaloneSuite,
   testConsumer,
 } from './support.js';
 
-const stack = realStack({ name: 'standalone', make: standaloneClient });
-const redis = standaloneClient();
-afterAll(async () => {
-  await stack.close();
-  await redis.quit();
-});
+const { stack, redis } = standaloneSuite();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

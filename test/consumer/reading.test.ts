@@ -3,9 +3,8 @@
  * record is handled and acked, progress and capacity reach the coordinator, ack-delete falls
  * back to XACK + XDEL on Redis < 8.2, and close() leaves the group with epoch -1.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { OwnershipRecord } from '../../src/client/consumer-events.js';
-import { standaloneClient } from '../support/redis.js';
 import {
   collect,
   controlledFetch,
@@ -14,16 +13,11 @@ import {
   newStream,
   pendingCount,
   publish,
-  realStack,
+  standaloneSuite,
   testConsumer,
 } from './support.js';
 
-const stack = realStack({ name: 'standalone', make: standaloneClient });
-const redis = standaloneClient();
-afterAll(async () => {
-  await stack.close();
-  await redis.quit();
-});
+const { stack, redis } = standaloneSuite();
 
 describe('consumer > reading', () => {
   it('splits the shards between its members and handles and acks every record', async () => {

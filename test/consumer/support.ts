@@ -4,13 +4,13 @@
  * short test timings, and small waiting helpers.
  */
 import type { Cluster, Redis } from 'ioredis';
-import { expect, vi } from 'vitest';
+import { afterAll, expect, vi } from 'vitest';
 import { type Consumer, createConsumer } from '../../src/client/consumer.js';
 import type { ConsumerEventMap, ConsumerEventName } from '../../src/client/consumer-events.js';
 import type { ConsumerOptions } from '../../src/client/consumer-options.js';
 import type { FetchLike } from '../../src/client/transport.js';
 import { createApp } from '../../src/http/app.js';
-import { type Backend, uniquePrefix } from '../support/redis.js';
+import { type Backend, standaloneClient, uniquePrefix } from '../support/redis.js';
 import { makeStack, type Stack, type TestClock } from '../support/stack.js';
 
 /** The wall clock, in the shape the stack wants (never moved by hand here). */
@@ -27,6 +27,20 @@ export const realClock: TestClock = {
 /** A coordinator stack on the real clock (heartbeat 500 ms, lease 3 s, rebalance timeout 10 s). */
 export function realStack(backend: Backend, config: Record<string, string> = {}): Stack {
   return makeStack(backend, { clock: realClock, config });
+}
+
+/**
+ * The file's coordinator stack on the private standalone Redis (real clock) and a raw client
+ * beside it, both closed once the file's tests are done.
+ */
+export function standaloneSuite(config: Record<string, string> = {}): { stack: Stack; redis: Redis } {
+  const stack = realStack({ name: 'standalone', make: standaloneClient }, config);
+  const redis = standaloneClient();
+  afterAll(async () => {
+    await stack.close();
+    await redis.quit();
+  });
+  return { stack, redis };
 }
 
 /** Creates a stream of `shards` shards (group = prefix) and returns its prefix. */
