@@ -74,6 +74,19 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   }
 }
 
+/**
+ * The positional arguments `names` (the last `optional` of them may be left out), none blank, or
+ * a usage error naming the missing or unexpected one.
+ */
+export function positionals(args: string[], names: readonly string[], usage: string, optional = 0): string[] {
+  if (args.length < names.length - optional) throw usageError(`missing <${names[args.length]}>: ${usage}`);
+  if (args.length > names.length) throw usageError(`unexpected argument '${args[names.length]}': ${usage}`);
+  for (const [i, a] of args.entries()) {
+    if (a.trim() === '') throw usageError(`<${names[i]}> must not be blank`);
+  }
+  return args;
+}
+
 /** Rejects options that the command does not take (a typo should not be silently ignored). */
 export function allowOnly(values: OptionValues, own: readonly (keyof OptionValues)[], command: string): void {
   const allowed = new Set<string>([...GLOBAL_OPTIONS, ...own]);

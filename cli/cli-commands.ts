@@ -2,7 +2,7 @@
  * The CLI's API commands: streams, groups, scale, migrations, members, assignments, offsets and
  * login. Each validates its arguments (usage errors exit 1) before any request is sent.
  */
-import { allowOnly, type CommandLine, intArgument, intOption } from './cli-args.js';
+import { allowOnly, type CommandLine, intArgument, intOption, positionals } from './cli-args.js';
 import type { CliClient } from './cli-client.js';
 import { type ApiCommand, type CliContext, print, requestedBy } from './cli-context.js';
 import { EXIT, usageError } from './cli-errors.js';
@@ -19,16 +19,6 @@ import { storeToken } from './cli-token.js';
 
 /** Highest shard count a command line may ask for (Redis Cluster has 16384 slots). */
 const MAX_SHARDS = 16_384;
-
-/** Exactly `names.length` positional arguments, or a usage error naming the missing one. */
-function positionals(args: string[], names: readonly string[], usage: string): string[] {
-  if (args.length < names.length) throw usageError(`missing <${names[args.length]}>: ${usage}`);
-  if (args.length > names.length) throw usageError(`unexpected argument '${args[names.length]}': ${usage}`);
-  for (const [i, a] of args.entries()) {
-    if (a.trim() === '') throw usageError(`<${names[i]}> must not be blank`);
-  }
-  return args;
-}
 
 /** The sub-command of a two-level command (`groups get`), or a usage error listing the choices. */
 function subcommand(args: string[], command: string, choices: readonly string[]): [string, string[]] {

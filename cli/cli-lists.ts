@@ -3,10 +3,10 @@
  * <group>` — so ids never have to be copied out of `--json` output, and `logout`.
  */
 import type { GroupResponseJson, MigrationsResponseJson } from '../src/http/schemas.js';
-import { allowOnly, type CommandLine } from './cli-args.js';
+import { allowOnly, type CommandLine, positionals } from './cli-args.js';
 import type { CliClient } from './cli-client.js';
 import { type CliContext, print } from './cli-context.js';
-import { EXIT, usageError } from './cli-errors.js';
+import { EXIT } from './cli-errors.js';
 import { migrationLine, relativeTime, table } from './cli-format.js';
 import { forgetTokens } from './cli-token.js';
 
@@ -88,17 +88,10 @@ function formatMigrations(body: MigrationsResponseJson, now: number): string {
   return active ? `${rows}\n\nActive: ${migrationLine(active)}` : rows;
 }
 
-/** Exactly the positionals `names`, the last `optional` of them may be left out. */
-function listArgs(args: string[], names: readonly string[], optional: number, usage: string): string[] {
-  if (args.length < names.length - optional) throw usageError(`missing <${names[args.length]}>: ${usage}`);
-  if (args.length > names.length) throw usageError(`unexpected argument '${args[names.length]}': ${usage}`);
-  return args;
-}
-
 /** `streams list`. */
 export async function listStreams(args: string[], cl: CommandLine, ctx: CliContext, api: CliClient) {
   allowOnly(cl.values, [], 'streams list');
-  listArgs(args, [], 0, 'streams list');
+  positionals(args, [], 'streams list');
   const rows = streamRows((await api.groups()).groups);
   print(ctx, cl, { streams: rows }, () => formatStreams(rows));
   return EXIT.OK;
@@ -107,7 +100,7 @@ export async function listStreams(args: string[], cl: CommandLine, ctx: CliConte
 /** `groups list [<prefix>]`. */
 export async function listGroups(args: string[], cl: CommandLine, ctx: CliContext, api: CliClient) {
   allowOnly(cl.values, [], 'groups list');
-  const [prefix] = listArgs(args, ['prefix'], 1, 'groups list [<prefix>]');
+  const [prefix] = positionals(args, ['prefix'], 'groups list [<prefix>]', 1);
   const groups = (await api.groups()).groups
     .filter((g) => prefix === undefined || g.streamPrefix === prefix)
     .sort((a, b) =>
@@ -120,7 +113,7 @@ export async function listGroups(args: string[], cl: CommandLine, ctx: CliContex
 /** `migrations list <prefix> <group>`: newest first. */
 export async function listMigrations(args: string[], cl: CommandLine, ctx: CliContext, api: CliClient) {
   allowOnly(cl.values, [], 'migrations list');
-  const [p, g] = listArgs(args, ['prefix', 'group'], 0, 'migrations list <prefix> <group>');
+  const [p, g] = positionals(args, ['prefix', 'group'], 'migrations list <prefix> <group>');
   const body = await api.migrations(p!, g!);
   print(ctx, cl, body, () => formatMigrations(body, ctx.now()));
   return EXIT.OK;
@@ -129,7 +122,7 @@ export async function listMigrations(args: string[], cl: CommandLine, ctx: CliCo
 /** `logout [--all]`: forgets the token stored for this URL (or every stored token). */
 export async function logout(args: string[], cl: CommandLine, ctx: CliContext, api: CliClient) {
   allowOnly(cl.values, ['all'], 'logout');
-  listArgs(args, [], 0, 'logout [--all]');
+  positionals(args, [], 'logout [--all]');
   const url = api.target.url;
   const removed = await forgetTokens(ctx.tokenFile, cl.values.all ? null : url);
   print(ctx, cl, { removed }, () => {

@@ -135,7 +135,7 @@ export class FencedRedis extends ConsumerRedis {
     blockMs: number,
     ackIds: readonly string[],
   ): Promise<{ ackError: Error | null; read: StreamEntry[] | RedisCommandError }> {
-    const args = ['GROUP', this.group, consumer, 'COUNT', count, 'BLOCK', blockMs, 'STREAMS', key, '>'];
+    const args = this.readNewArgs(key, consumer, count, blockMs);
     const [keys, argv] = this.fencedCall(key, 'XACK', ackIds);
     const ack = conn
       .evalsha(FENCED_COMMAND.sha1, keys.length, ...keys, ...argv)

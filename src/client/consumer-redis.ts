@@ -57,8 +57,18 @@ export class ConsumerRedis {
 
   /** `XREADGROUP GROUP g c COUNT n BLOCK t STREAMS key >` on `conn`. */
   async readNew(conn: ConsumerClient, key: string, consumer: string, count: number, blockMs: number) {
-    const args = ['GROUP', this.group, consumer, 'COUNT', count, 'BLOCK', blockMs, 'STREAMS', key, '>'];
+    const args = this.readNewArgs(key, consumer, count, blockMs);
     return parseReadReply(await this.run(`XREADGROUP ${key}`, () => conn.call('XREADGROUP', ...args)));
+  }
+
+  /** `GROUP g consumer COUNT n BLOCK ms STREAMS key >`: the arguments of reading new entries. */
+  protected readNewArgs(
+    key: string,
+    consumer: string,
+    count: number,
+    blockMs: number,
+  ): Array<string | number> {
+    return ['GROUP', this.group, consumer, 'COUNT', count, 'BLOCK', blockMs, 'STREAMS', key, '>'];
   }
 
   /**
@@ -74,7 +84,7 @@ export class ConsumerRedis {
     blockMs: number,
     ackIds: readonly string[],
   ): Promise<{ ackError: Error | null; read: StreamEntry[] | RedisCommandError }> {
-    const args = ['GROUP', this.group, consumer, 'COUNT', count, 'BLOCK', blockMs, 'STREAMS', key, '>'];
+    const args = this.readNewArgs(key, consumer, count, blockMs);
     const ack = conn.xack(key, this.group, ...ackIds).then(
       () => null,
       (err) => toRedisCommandError(err, `XACK ${key}`, REPLY_ERRORS),

@@ -331,12 +331,7 @@ function checkShardCount(ctx: Ctx, n: number): number {
 
 /** Validates a stream prefix and group name (PROTOCOL §1.3). */
 export function checkNames(prefix: string, group: string): void {
-  if (prefix.trim() === '' || /[{}]/.test(prefix) || prefix.length > MAX_NAME || !isWellFormed(prefix)) {
-    throw new CoordinatorError(
-      'INVALID_REQUEST',
-      'streamPrefix: must be non-blank, at most 200 characters, without { or }, well-formed Unicode',
-    );
-  }
+  checkPrefix(prefix);
   if (group.trim() === '' || group.length > MAX_NAME || !isWellFormed(group)) {
     throw new CoordinatorError(
       'INVALID_REQUEST',
@@ -348,6 +343,16 @@ export function checkNames(prefix: string, group: string): void {
 /** 404 GROUP_NOT_FOUND. */
 export function groupNotFound(prefix: string, group: string): CoordinatorError {
   return new CoordinatorError('GROUP_NOT_FOUND', `group "${group}" of stream "${prefix}" not found`);
+}
+
+/** 400 INVALID_REQUEST unless `prefix` is a valid stream prefix. */
+export function checkPrefix(prefix: string): void {
+  if (prefix.trim() === '' || /[{}]/.test(prefix) || prefix.length > MAX_NAME || !isWellFormed(prefix)) {
+    throw new CoordinatorError(
+      'INVALID_REQUEST',
+      'streamPrefix: must be non-blank, at most 200 characters, without { or }, well-formed Unicode',
+    );
+  }
 }
 
 /** Runs `jobs` with at most `size` in flight; the first failure is thrown once all settled. */

@@ -13,18 +13,20 @@
  * stream in place with fewer keys, and the same request again finishes the job.
  */
 import type { DeleteStreamInput, StreamDeletion } from '../coordinator-api.js';
-import { drainVerdict } from '../core/drain-evidence.js';
+import { drainVerdict, type RetireOutcome } from '../core/drain-evidence.js';
 import { CoordinatorError } from '../core/errors.js';
 import { observedAt } from '../core/group-view.js';
 import { consumableShards, isLive, type StreamDoc } from '../core/model.js';
 import { runCritical } from '../store/critical-section.js';
 import { shardKey } from '../store/keys.js';
-import type { StreamSnapshot } from '../store/store.js';
-import { audit, checkNames } from './admin.js';
+import type { ShardDeletion, StreamSnapshot } from '../store/store.js';
+import { audit, checkPrefix, inBatches } from './admin.js';
 import { type Ctx, criticalOptions } from './context.js';
 
 /** Keys named in a refusal at most. */
 const NAMED = 5;
+/** Shard-key scripts in flight at once. */
+const DELETE_CONCURRENCY = 16;
 
 /** `DELETE /streams/{p}`. */
 export async function deleteStream(
@@ -32,7 +34,7 @@ export async function deleteStream(
   prefix: string,
   input: DeleteStreamInput,
 ): Promise<StreamDeletion> {
-  checkNames(prefix, prefix);
+  checkPrefix(prefix);
   const result = await runCritical(
     ctx.store,
     prefix,
@@ -83,32 +85,23 @@ async function deleteShardKeys(
     const reason = 'provisioning is off (COORDINATOR_PROVISIONING=false): the operator owns the shard keys';
     return { deletedShardKeys: [], keptShardKeys: keys.map((streamKey) => ({ streamKey, reason })) };
   }
-  const { store } = ctx;
-  if (!store.retireShard || !store.deleteShard) {
+  const retire = ctx.store.retireShard?.bind(ctx.store);
+  const remove = ctx.store.deleteShard?.bind(ctx.store);
+  if (!retire || !remove)
     throw new CoordinatorError('REDIS_NOT_CONFIGURED', 'this store cannot delete shard keys');
-  }
-  const deleted: string[] = [];
-  const kept: StreamDeletion['keptShardKeys'] = [];
-  const refused: string[] = [];
-  for (const key of keys) {
-    if (force) {
-      const done = await store.deleteShard(key);
-      if (done === 'deleted') deleted.push(key);
-      else if (done === 'not-a-stream')
-        kept.push({ streamKey: key, reason: 'not a stream: not ours to delete' });
-      continue;
-    }
-    const outcome = await store.retireShard(key, stream.groups);
-    if (outcome.kind === 'deleted') deleted.push(key);
-    else if (outcome.kind === 'refused') {
-      refused.push(`"${key}": ${drainVerdict(outcome.reading, stream.groups).reason}`);
-    } else if (outcome.kind === 'error') {
-      throw new CoordinatorError(
-        'REDIS_UNAVAILABLE',
-        `could not delete shard key "${key}"; retry the request`,
-      );
-    }
-  }
+  // One script per key, a bounded number at once; outcomes kept in shard order.
+  const outcomes = new Array<KeyOutcome>(keys.length);
+  await inBatches(
+    keys.map((key, i) => async () => {
+      outcomes[i] = force
+        ? forced(key, await remove(key))
+        : retired(key, await retire(key, stream.groups), stream.groups);
+    }),
+    DELETE_CONCURRENCY,
+  );
+  const deleted = outcomes.filter((o) => o.kind === 'deleted').map((o) => o.key);
+  const kept = outcomes.flatMap((o) => (o.kind === 'kept' ? [{ streamKey: o.key, reason: o.reason }] : []));
+  const refused = outcomes.flatMap((o) => (o.kind === 'refused' ? [`"${o.key}": ${o.reason}`] : []));
   if (refused.length > 0) {
     throw new CoordinatorError(
       'STREAM_NOT_DRAINED',
@@ -116,6 +109,23 @@ async function deleteShardKeys(
     );
   }
   return { deletedShardKeys: deleted, keptShardKeys: kept };
+}
+
+/** What happened to one shard key. */
+type KeyOutcome =
+  | { kind: 'deleted' | 'absent'; key: string }
+  | { kind: 'kept' | 'refused'; key: string; reason: string };
+
+function forced(key: string, done: ShardDeletion): KeyOutcome {
+  if (done === 'not-a-stream') return { kind: 'kept', key, reason: 'not a stream: not ours to delete' };
+  return { kind: done, key };
+}
+
+function retired(key: string, outcome: RetireOutcome, groups: readonly string[]): KeyOutcome {
+  if (outcome.kind === 'deleted' || outcome.kind === 'absent') return { kind: outcome.kind, key };
+  if (outcome.kind === 'refused')
+    return { kind: 'refused', key, reason: drainVerdict(outcome.reading, groups).reason };
+  throw new CoordinatorError('REDIS_UNAVAILABLE', `could not delete shard key "${key}"; retry the request`);
 }
 
 function named(items: readonly string[]): string {

@@ -1,7 +1,7 @@
 import { CoordinatorError } from '../core/errors.js';
 import type { StreamInspector } from '../store/inspector.js';
 import { invalidRequest } from './errors.js';
-import { normalizeStreamId } from './stream-id.js';
+import { NOT_A_STREAM_ID, normalizeStreamId } from './stream-id.js';
 
 /** The inspector, or 503 REDIS_NOT_CONFIGURED when the app was built without one. */
 export function requireInspector(inspector: StreamInspector | null): StreamInspector {
@@ -17,7 +17,7 @@ export function requireInspector(inspector: StreamInspector | null): StreamInspe
 /** A stream id from `field`, normalised to `ms-seq`; 400 when it is not a stream id. */
 export function parseIdParam(field: string, raw: string): string {
   const id = normalizeStreamId(raw);
-  if (id === null) throw invalidRequest([`${field}: must be a Redis stream id (<ms>-<seq>)`]);
+  if (id === null) throw invalidRequest([`${field}: ${NOT_A_STREAM_ID}`]);
   return id;
 }
 

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { RangeDirection } from '../store/inspector.js';
 import { describeIssues, invalidRequest } from './errors.js';
 import { consumerGroupSchema, streamPrefixSchema } from './schemas.js';
-import { normalizeStreamId } from './stream-id.js';
+import { NOT_A_STREAM_ID, normalizeStreamId } from './stream-id.js';
 
 /** Default and bounds of a message page (PROTOCOL §2.9: clamped, never rejected). */
 export const DEFAULT_PAGE_LIMIT = 25;
@@ -84,11 +84,7 @@ export function streamIdParam(name: string, description: string): QueryParam<str
   return {
     name,
     description,
-    parse: textThen<string | null>(
-      (v) => normalizeStreamId(v) ?? undefined,
-      'must be a Redis stream id (<ms>-<seq>)',
-      null,
-    ),
+    parse: textThen<string | null>((v) => normalizeStreamId(v) ?? undefined, NOT_A_STREAM_ID, null),
   };
 }
 

@@ -22,6 +22,9 @@ export function parseStreamId(text: string): StreamId | null {
   return { ms, seq };
 }
 
+/** What a parameter that is not a stream id is told (`<field>: …`). */
+export const NOT_A_STREAM_ID = 'must be a Redis stream id (<ms>-<seq>)';
+
 /**
  * The canonical `ms-seq` text of a valid id (`5` → `5-0`, `007-1` → `7-1`), so it compares
  * equal to the ids Redis returns; null when invalid.
