@@ -1,7 +1,15 @@
 /**
  * The producer's Redis port over ioredis: a standalone `Redis` or a `Cluster`. On a Cluster each
- * pipeline holds the writes for one shard key (plus its hash-tagged marker), so it is slot-safe;
- * on a standalone server a batch's shard pipelines go out as one.
+ * pipeline holds the writes for one shard key (plus its hash-tagged marker), so it is slot-safe.
+ * On a standalone server a batch of plain XADDs goes out as one pipeline; a batch with scripts
+ * goes out as one pipeline per shard, all sent at once, so Redis runs the first shard's script
+ * while the client still encodes the next (issue 16.3: one pipeline left Redis idle until the
+ * last argument was written, then the client idle until the last script had run).
+ *
+ * The scripts are loaded once per server (per shard key on a Cluster, whose nodes differ), in
+ * the first pipeline that needs them, not in every pipeline: a NOSCRIPT refusal (script cache
+ * flushed, failover) sends that call again with the full text and loads again next time. Each
+ * shard has at most one script call per pipeline, so the re-send cannot reorder its entries.
  */
 import type { Cluster, Redis } from 'ioredis';
 import type { LuaScript } from '../store/scripts/lua-script.js';
@@ -53,6 +61,15 @@ export function ioredisAdapter(client: Client, opts: IoredisAdapterOptions = {})
     ...idempotentPublishArgs(w.ttlSeconds, w.maxLen, w.approx, w.fields),
   ];
 
+  /** The script a call runs, if any. */
+  const scriptOf = (call: ShardCall): LuaScript | undefined =>
+    call.batch ? batch : call.writes[0]!.kind === 'idempotent' ? script : undefined;
+  // Scripts known to be loaded where a call goes: its SHA on a standalone server, its SHA and
+  // shard key on a Cluster (whose nodes each keep their own script cache).
+  const loaded = new Set<string>();
+  const loadKey = (call: ShardCall) =>
+    `${scriptOf(call)?.sha1}${client.isCluster ? ` ${call.writes[0]!.key}` : ''}`;
+
   /** One pipeline; calls refused with NOSCRIPT (the script did not run) are sent again with the full text. */
   async function pipelineWithFallback(calls: readonly ShardCall[]): Promise<WriteOutcome[][]> {
     const first = await runPipeline(calls, false);
@@ -64,6 +81,7 @@ export function ioredisAdapter(client: Client, opts: IoredisAdapterOptions = {})
       );
       retry.forEach((i, j) => {
         first.outcomes[i] = second.outcomes[j]!;
+        loaded.delete(loadKey(calls[i]!));
       });
     }
     return first.outcomes;
@@ -74,9 +92,10 @@ export function ioredisAdapter(client: Client, opts: IoredisAdapterOptions = {})
     fullText: boolean,
   ): Promise<{ outcomes: WriteOutcome[][]; noScript: Set<number> }> {
     const pipeline = client.pipeline();
-    // Loading the scripts first (same connection, same node) makes EVALSHA find them, so a
-    // NOSCRIPT re-send — which would reorder the shard's entries — is only a last resort.
-    const loads = fullText ? [] : scriptsFor(calls);
+    // Loading in the same pipeline (same connection, same node) makes the EVALSHAs after it find
+    // the scripts; later pipelines to the same server need not send the text again.
+    const unloaded = fullText ? [] : calls.filter((c) => scriptOf(c) && !loaded.has(loadKey(c)));
+    const loads = [...new Set(unloaded.map((c) => scriptOf(c)!))];
     for (const s of loads) pipeline.script('LOAD', s.lua);
     for (const call of calls) {
       const w = call.writes[0]!;
@@ -92,6 +111,8 @@ export function ioredisAdapter(client: Client, opts: IoredisAdapterOptions = {})
     let replies: Array<[Error | null, unknown]> | null;
     try {
       replies = await pipeline.exec();
+      if (replies && loads.every((_, i) => !replies![i]?.[0]))
+        for (const c of unloaded) loaded.add(loadKey(c));
     } catch (err) {
       // The whole pipeline failed (connection lost, cross-slot refusal): every write shares it.
       const error = toRedisCommandError(err, `pipeline to ${calls[0]?.writes[0]?.key}`, REPLY_ERRORS);
@@ -114,14 +135,6 @@ export function ioredisAdapter(client: Client, opts: IoredisAdapterOptions = {})
       }
     });
     return { outcomes, noScript };
-  }
-
-  /** The scripts a pipeline of `calls` runs. */
-  function scriptsFor(calls: readonly ShardCall[]): LuaScript[] {
-    const out: LuaScript[] = [];
-    if (calls.some((c) => c.batch)) out.push(batch);
-    if (calls.some((c) => !c.batch && c.writes[0]!.kind === 'idempotent')) out.push(script);
-    return out;
   }
 
   return {
@@ -150,12 +163,14 @@ export function ioredisAdapter(client: Client, opts: IoredisAdapterOptions = {})
     },
 
     async pipelineShards(groups) {
-      // A Cluster pipeline must stay within one slot: one per shard, sent concurrently.
-      if (client.isCluster) {
+      const calls = planCalls(groups);
+      // A Cluster pipeline must stay within one slot, and scripts overlap best one shard each:
+      // one pipeline per shard, sent concurrently.
+      if (client.isCluster || calls.some((c) => c.batch)) {
         return Promise.all(groups.map(async (g) => (await pipelineWithFallback(planCalls([g]))).flat()));
       }
-      // A standalone server takes the whole batch in one round trip (measured ~10% faster).
-      return splitByGroups((await pipelineWithFallback(planCalls(groups))).flat(), groups);
+      // Plain XADDs on a standalone server: the whole batch in one round trip (measured ~10% faster).
+      return splitByGroups((await pipelineWithFallback(calls)).flat(), groups);
     },
   };
 }

@@ -92,6 +92,9 @@ export function upstashAdapter(client: UpstashRedisLike, opts: UpstashAdapterOpt
   const keysOf = (w: Omit<IdempotentWrite, 'kind'>) => [w.key, w.markerKey];
   const argsOf = (w: Omit<IdempotentWrite, 'kind'>) =>
     idempotentPublishArgs(w.ttlSeconds, w.maxLen, w.approx, w.fields);
+  // SHAs of the scripts known to be loaded on the database: each is loaded by the first pipeline
+  // that needs it, not by every one (a command and the script's text saved per batch).
+  const loaded = new Set<string>();
 
   return {
     async xaddNoMkStream(key, maxLen, approx, fields) {
@@ -134,6 +137,8 @@ export function upstashAdapter(client: UpstashRedisLike, opts: UpstashAdapterOpt
         retry.forEach((i, j) => {
           first[i] = second[j]!;
         });
+        // The cache was flushed (restart, failover): load again next time.
+        loaded.clear();
       }
       return splitByGroups(
         first.flatMap((r) => r.outcomes),
@@ -147,12 +152,13 @@ export function upstashAdapter(client: UpstashRedisLike, opts: UpstashAdapterOpt
     fullText: boolean,
   ): Promise<Array<{ outcomes: WriteOutcome[]; noScript: boolean }>> {
     const pipeline = client.pipeline();
-    // Loading the scripts first makes EVALSHA find them, so a NOSCRIPT re-send — which would
-    // reorder the shard's entries — is only a last resort.
+    // Loading a script in the pipeline that first needs it makes the EVALSHAs after it find it.
+    // Each shard has at most one script call here, so a NOSCRIPT re-send cannot reorder its entries.
     const loads: LuaScript[] = [];
     if (!fullText && calls.some((c) => c.batch)) loads.push(batch);
     if (!fullText && calls.some((c) => !c.batch && c.writes[0]!.kind === 'idempotent')) loads.push(script);
-    for (const l of loads) pipeline.scriptLoad(l.lua);
+    const unloaded = loads.filter((l) => !loaded.has(l.sha1));
+    for (const l of unloaded) pipeline.scriptLoad(l.lua);
     for (const call of calls) {
       const w = call.writes[0]!;
       if (call.batch) {
@@ -167,6 +173,9 @@ export function upstashAdapter(client: UpstashRedisLike, opts: UpstashAdapterOpt
     let replies: Array<{ error?: string; result: unknown }>;
     try {
       replies = await pipeline.exec({ keepErrors: true });
+      unloaded.forEach((l, i) => {
+        if (!replies[i]?.error) loaded.add(l.sha1);
+      });
     } catch (err) {
       const error = toRedisCommandError(err, `pipeline to ${calls[0]?.writes[0]?.key}`, REPLY_ERRORS);
       return calls.map((c) => ({
@@ -175,7 +184,7 @@ export function upstashAdapter(client: UpstashRedisLike, opts: UpstashAdapterOpt
       }));
     }
     return calls.map((call, i) => {
-      const reply = replies[i + loads.length];
+      const reply = replies[i + unloaded.length];
       const w = call.writes[0]!;
       const failed = (error: RedisCommandError) =>
         call.writes.map((): WriteOutcome => ({ status: 'error', error }));

@@ -27,13 +27,16 @@ afterAll(async () => {
   await server.stop();
 });
 
-/** Script runs (EVALSHA + EVAL) the server has executed so far. */
-async function scriptCalls(): Promise<number> {
+/** Calls of the commands matching `names` (a regexp alternation) the server has run so far. */
+async function calls(names: string): Promise<number> {
   const info = await redis.info('commandstats');
   let n = 0;
-  for (const m of info.matchAll(/^cmdstat_(evalsha|eval):calls=(\d+)/gm)) n += Number(m[2]);
+  for (const m of info.matchAll(new RegExp(`^cmdstat_(${names}):calls=(\\d+)`, 'gm'))) n += Number(m[2]);
   return n;
 }
+
+/** Script runs (EVALSHA + EVAL) the server has executed so far. */
+const scriptCalls = () => calls('evalsha|eval');
 
 /** A producer of `p` over `shards` existing shards (routing from a reference double). */
 async function producerOn(p: string, shards: number) {
@@ -74,6 +77,53 @@ describe('producer > idempotent batches run one script per shard', () => {
     expect(total).toBe(100);
   });
 
+  it('reads the markers of each shard with one MGET, not one GET per record', async () => {
+    const p = uniquePrefix('batch-mget');
+    const prod = await producerOn(p, 4);
+    await prod.routing();
+    const records = Array.from({ length: 100 }, (_, i) => ({
+      partitionKey: `order-${i}`,
+      fields: { i: String(i) },
+      eventId: `m-${i}`,
+    }));
+    const gets = await calls('get');
+    const mgets = await calls('mget');
+    expect((await prod.publishBatch(records)).every((r) => r.ok && !r.duplicate)).toBe(true);
+    expect((await prod.publishBatch(records)).every((r) => r.ok && r.duplicate)).toBe(true);
+    expect((await calls('get')) - gets).toBe(0);
+    expect((await calls('mget')) - mgets).toBe(8);
+  });
+
+  it('loads its script once per server, and again after the script cache was flushed', async () => {
+    const p = uniquePrefix('batch-load');
+    const prod = await producerOn(p, 4);
+    await prod.routing();
+    const batch = (tag: string) =>
+      Array.from({ length: 40 }, (_, i) => ({
+        partitionKey: `order-${i}`,
+        fields: { i: String(i) },
+        eventId: `${tag}-${i}`,
+      }));
+    const loads = () => calls('script\\|load');
+    expect((await prod.publishBatch(batch('a'))).every((r) => r.ok && !r.duplicate)).toBe(true);
+    const afterFirst = await loads();
+    expect((await prod.publishBatch(batch('b'))).every((r) => r.ok && !r.duplicate)).toBe(true);
+    expect((await prod.publishBatch(batch('a'))).every((r) => r.ok && r.duplicate)).toBe(true);
+    expect(await loads()).toBe(afterFirst);
+    // A flushed cache (restart, failover): NOSCRIPT, the full text is sent, nothing lost or doubled.
+    await redis.script('FLUSH');
+    const flushed = await prod.publishBatch([...batch('b'), ...batch('c')]);
+    expect(flushed.map((r) => r.ok && r.duplicate)).toEqual([
+      ...batch('b').map(() => true),
+      ...batch('c').map(() => false),
+    ]);
+    expect((await prod.publishBatch(batch('d'))).every((r) => r.ok && !r.duplicate)).toBe(true);
+    expect(await loads()).toBeGreaterThan(afterFirst);
+    let total = 0;
+    for (let i = 0; i < 4; i++) total += (await readShard(redis, `${p}:${i}`)).length - 1;
+    expect(total).toBe(160);
+  });
+
   it('keeps input order across plain and eventId records, and answers a repeat within the batch with the first id', async () => {
     const p = uniquePrefix('batch-order');
     const prod = await producerOn(p, 2);
@@ -98,19 +148,26 @@ describe('producer > idempotent batches run one script per shard', () => {
     const p = uniquePrefix('batch-refused');
     const prod = await producerOn(p, 2);
     const k = keyOn(0, 2);
-    // The marker key of e-bad holds a list: GET answers WRONGTYPE for that record only.
+    // The marker key of e-bad holds a list: GET answers WRONGTYPE for that record only (MGET
+    // would read it as absent, so the script must notice and ask GET).
     await redis.rpush(idempotencyMarkerKey(`${p}:0`, 'e-bad'), 'x');
+    const old = await prod.publish({ partitionKey: k, fields: { n: '0' }, eventId: 'e-old' });
     const results = await prod.publishBatch([
       { partitionKey: k, fields: { n: '1' }, eventId: 'e-ok' },
       { partitionKey: k, fields: { n: '2' }, eventId: 'e-bad' },
       { partitionKey: k, fields: { n: '3' } },
+      { partitionKey: k, fields: { n: '4' }, eventId: 'e-old' },
+      { partitionKey: k, fields: { n: '5' }, eventId: 'e-ok' },
     ]);
+    expect(results[3]).toMatchObject({ ok: true, duplicate: true, entryId: old.entryId });
+    expect(results[4]).toMatchObject({ ok: true, duplicate: true });
+    expect(await redis.type(idempotencyMarkerKey(`${p}:0`, 'e-bad'))).toBe('list');
     expect(results[0]).toMatchObject({ ok: true, duplicate: false });
     expect(results[1]).toMatchObject({
       ok: false,
       error: { code: 'REDIS_ERROR', inDoubt: false, retryable: false },
     });
     expect(results[2]).toMatchObject({ ok: true });
-    expect((await readShard(redis, `${p}:0`)).map(([, f]) => f.n)).toEqual([undefined, '1', '3']);
+    expect((await readShard(redis, `${p}:0`)).map(([, f]) => f.n)).toEqual([undefined, '0', '1', '3']);
   });
 });

@@ -102,5 +102,12 @@ describe('producer over @upstash/redis (real Redis behind a REST bridge)', () =>
     expect(results.filter((r) => r.ok && r.duplicate)).toHaveLength(10);
     expect(await totalEntries(redis, p, 4)).toBe(20);
     for (const r of results) if (r.ok) expect(r.streamKey).toBe(`${p}:${r.shardIndex}`);
+    // Loaded once: the next batch sends no SCRIPT LOAD, only the EVALSHAs.
+    bridge.reset();
+    const again = await prod.publishBatch(records);
+    expect(again.filter((r) => r.ok && r.duplicate)).toHaveLength(15);
+    const sent = bridge.requests.flatMap((r) => r.commands.map((c) => c[0]?.toLowerCase()));
+    expect(sent).not.toContain('script');
+    expect(sent).toContain('evalsha');
   });
 });
