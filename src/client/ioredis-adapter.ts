@@ -1,10 +1,7 @@
 /**
  * The producer's Redis port over ioredis: a standalone `Redis` or a `Cluster`. On a Cluster each
- * pipeline holds the writes for one shard key (plus its hash-tagged marker), so it is slot-safe.
- * On a standalone server a batch of plain XADDs goes out as one pipeline; a batch with scripts
- * goes out as one pipeline per shard, all sent at once, so Redis runs the first shard's script
- * while the client still encodes the next (issue 16.3: one pipeline left Redis idle until the
- * last argument was written, then the client idle until the last script had run).
+ * pipeline holds the writes for one shard key (plus its hash-tagged marker), so it is slot-safe;
+ * on a standalone server a batch's shard pipelines go out as one.
  *
  * The scripts are loaded once per server (per shard key on a Cluster, whose nodes differ), in
  * the first pipeline that needs them, not in every pipeline: a NOSCRIPT refusal (script cache
@@ -163,14 +160,12 @@ export function ioredisAdapter(client: Client, opts: IoredisAdapterOptions = {})
     },
 
     async pipelineShards(groups) {
-      const calls = planCalls(groups);
-      // A Cluster pipeline must stay within one slot, and scripts overlap best one shard each:
-      // one pipeline per shard, sent concurrently.
-      if (client.isCluster || calls.some((c) => c.batch)) {
+      // A Cluster pipeline must stay within one slot: one per shard, sent concurrently.
+      if (client.isCluster) {
         return Promise.all(groups.map(async (g) => (await pipelineWithFallback(planCalls([g]))).flat()));
       }
-      // Plain XADDs on a standalone server: the whole batch in one round trip (measured ~10% faster).
-      return splitByGroups((await pipelineWithFallback(calls)).flat(), groups);
+      // A standalone server takes the whole batch in one round trip (measured ~10% faster).
+      return splitByGroups((await pipelineWithFallback(planCalls(groups))).flat(), groups);
     },
   };
 }

@@ -77,23 +77,6 @@ describe('producer > idempotent batches run one script per shard', () => {
     expect(total).toBe(100);
   });
 
-  it('reads the markers of each shard with one MGET, not one GET per record', async () => {
-    const p = uniquePrefix('batch-mget');
-    const prod = await producerOn(p, 4);
-    await prod.routing();
-    const records = Array.from({ length: 100 }, (_, i) => ({
-      partitionKey: `order-${i}`,
-      fields: { i: String(i) },
-      eventId: `m-${i}`,
-    }));
-    const gets = await calls('get');
-    const mgets = await calls('mget');
-    expect((await prod.publishBatch(records)).every((r) => r.ok && !r.duplicate)).toBe(true);
-    expect((await prod.publishBatch(records)).every((r) => r.ok && r.duplicate)).toBe(true);
-    expect((await calls('get')) - gets).toBe(0);
-    expect((await calls('mget')) - mgets).toBe(8);
-  });
-
   it('loads its script once per server, and again after the script cache was flushed', async () => {
     const p = uniquePrefix('batch-load');
     const prod = await producerOn(p, 4);
@@ -148,8 +131,7 @@ describe('producer > idempotent batches run one script per shard', () => {
     const p = uniquePrefix('batch-refused');
     const prod = await producerOn(p, 2);
     const k = keyOn(0, 2);
-    // The marker key of e-bad holds a list: GET answers WRONGTYPE for that record only (MGET
-    // would read it as absent, so the script must notice and ask GET).
+    // The marker key of e-bad holds a list: GET answers WRONGTYPE for that record only.
     await redis.rpush(idempotencyMarkerKey(`${p}:0`, 'e-bad'), 'x');
     const old = await prod.publish({ partitionKey: k, fields: { n: '0' }, eventId: 'e-old' });
     const results = await prod.publishBatch([

@@ -6,13 +6,6 @@
  * for it) and never leaves the ones before it in doubt — the same outcomes a pipeline of single
  * commands has.
  *
- * The markers are read with ONE `MGET` (a `GET` per record was a third of the script's time).
- * `MGET` answers nil for a key of another type where `GET` refuses it, so one `EXISTS` over the
- * same keys counts them: only when it finds more keys than `MGET` found values are the missing
- * ones read again with `GET`, which refuses the foreign key for its record alone. A marker set
- * earlier in the same call is remembered by its key, so a repeat within the batch (its marker
- * key passed again) is still a repeat.
- *
  * KEYS[1]    = shard stream key                      `orders:3`
  * KEYS[2..]  = marker keys of the records with an eventId, in order (same Cluster slot)
  * ARGV[1]    = marker TTL in seconds
@@ -26,17 +19,6 @@ import type { LuaScript } from '../../store/scripts/lua-script.js';
 import type { IdempotentReply } from './idempotent-publish.js';
 
 const lua = `local out = {}
-local firsts = {}
-local set = {}
-local slow = false
-if #KEYS > 1 then
-  firsts = redis.call('MGET', unpack(KEYS, 2))
-  local found = 0
-  for i = 1, #firsts do
-    if firsts[i] then found = found + 1 end
-  end
-  slow = redis.call('EXISTS', unpack(KEYS, 2)) ~= found
-end
 local a = 4
 while a <= #ARGV do
   local m = tonumber(ARGV[a])
@@ -45,10 +27,7 @@ while a <= #ARGV do
   local reply
   local first = false
   if m > 0 then
-    first = set[KEYS[m]] or firsts[m - 1]
-    if not first and slow then
-      first = redis.pcall('GET', KEYS[m])
-    end
+    first = redis.pcall('GET', KEYS[m])
   end
   if type(first) == 'table' and first.err then
     reply = {3, first.err}
@@ -63,7 +42,6 @@ while a <= #ARGV do
     else
       if m > 0 then
         redis.pcall('SET', KEYS[m], id, 'EX', ARGV[1])
-        set[KEYS[m]] = id
       end
       reply = {2, id}
     end
@@ -78,7 +56,7 @@ return out
 export const IDEMPOTENT_BATCH: LuaScript = {
   name: 'idempotent-publish-batch',
   lua,
-  sha1: '2a6196964103c9adc82e51b164d8c8b951261615',
+  sha1: '6b9dc972a11894311e0cb95e528bf67b932f53a0',
 };
 
 /** One record of a batch: its fields, and its marker key when it has an `eventId`. */
