@@ -14,12 +14,10 @@ import {
   type ConsumerClient,
   ConsumerRedis,
   parseEntries,
-  parseReadReply,
   REPLY_ERRORS,
   type StreamEntry,
   text,
 } from './consumer-redis.js';
-import type { RedisCommandError } from './errors.js';
 import { FENCED_COMMAND, OWNER_CLAIM, OWNER_RELEASE, ownerKey, tokenHolder } from './lua/shard-owner.js';
 import { isNoScript, toRedisCommandError } from './redis-adapter.js';
 
@@ -123,21 +121,17 @@ export class FencedRedis extends ConsumerRedis {
   }
 
   /**
-   * The fenced ack then `XREADGROUP … BLOCK … STREAMS key >`, back to back on `conn` (the
-   * script's reply does not wait for the read). A NOSCRIPT ack is sent again in full on the
-   * shared client: `conn` is blocked by then. Never rejects.
+   * The fenced ack, sent on `conn` at once (the read that follows it there does not wait for
+   * its reply). A NOSCRIPT ack is sent again in full on the shared client: `conn` is blocked by
+   * then. Never rejects.
    */
-  override async ackAndReadNew(
+  protected override sendAck(
     conn: ConsumerClient,
     key: string,
-    consumer: string,
-    count: number,
-    blockMs: number,
     ackIds: readonly string[],
-  ): Promise<{ ackError: Error | null; read: StreamEntry[] | RedisCommandError }> {
-    const args = this.readNewArgs(key, consumer, count, blockMs);
+  ): Promise<Error | null> {
     const [keys, argv] = this.fencedCall(key, 'XACK', ackIds);
-    const ack = conn
+    return conn
       .evalsha(FENCED_COMMAND.sha1, keys.length, ...keys, ...argv)
       .catch((err) =>
         isNoScript(err)
@@ -152,11 +146,6 @@ export class FencedRedis extends ConsumerRedis {
         (err) => toRedisCommandError(err, `fenced XACK ${key}`, REPLY_ERRORS),
       )
       .catch((err: Error) => err);
-    const read = conn.call('XREADGROUP', ...args).then(
-      (reply) => parseReadReply(reply),
-      (err) => toRedisCommandError(err, `XREADGROUP ${key}`, REPLY_ERRORS),
-    );
-    return { ackError: await ack, read: await read };
   }
 
   private fencedCall(key: string, command: string, args: readonly string[]): [string[], string[]] {

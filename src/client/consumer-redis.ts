@@ -72,7 +72,7 @@ export class ConsumerRedis {
   }
 
   /**
-   * `XACK key g ids…` then `XREADGROUP … BLOCK … STREAMS key >`, sent back to back on `conn`:
+   * The ack of `ackIds` then `XREADGROUP … BLOCK … STREAMS key >`, sent back to back on `conn`:
    * Redis applies the ack before the read blocks, and the ack's reply does not wait for the
    * read. (Plain commands rather than a pipeline: cheaper per batch.) Never rejects.
    */
@@ -85,15 +85,24 @@ export class ConsumerRedis {
     ackIds: readonly string[],
   ): Promise<{ ackError: Error | null; read: StreamEntry[] | RedisCommandError }> {
     const args = this.readNewArgs(key, consumer, count, blockMs);
-    const ack = conn.xack(key, this.group, ...ackIds).then(
-      () => null,
-      (err) => toRedisCommandError(err, `XACK ${key}`, REPLY_ERRORS),
-    );
+    const ack = this.sendAck(conn, key, ackIds);
     const read = conn.call('XREADGROUP', ...args).then(
       (reply) => parseReadReply(reply),
       (err) => toRedisCommandError(err, `XREADGROUP ${key}`, REPLY_ERRORS),
     );
     return { ackError: await ack, read: await read };
+  }
+
+  /**
+   * Sends the ack of `ackIds` on `conn` at once, so it is ahead of whatever is sent on `conn`
+   * next: `XACK key g ids…` here (the fenced subclass checks the ownership token first).
+   * Resolves to its failure, or null. Never rejects.
+   */
+  protected sendAck(conn: ConsumerClient, key: string, ackIds: readonly string[]): Promise<Error | null> {
+    return conn.xack(key, this.group, ...ackIds).then(
+      () => null,
+      (err) => toRedisCommandError(err, `XACK ${key}`, REPLY_ERRORS),
+    );
   }
 
   /** This consumer's own pending entries after `afterId` (`XREADGROUP … STREAMS key <id>`). */
