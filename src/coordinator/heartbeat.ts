@@ -17,7 +17,7 @@ import { roundCompleteWith } from '../core/correction.js';
 import { own } from '../core/dict.js';
 import { CoordinatorError } from '../core/errors.js';
 import { heartbeatKey, steadyAnswer } from '../core/fast-path.js';
-import { withEpochsOf } from '../core/heartbeat.js';
+import { withEpochsOf } from '../core/heartbeat-answer.js';
 import type { HeartbeatInput, HeartbeatOutput } from '../core/heartbeat-types.js';
 import {
   decideGrant,

@@ -4,7 +4,7 @@
  */
 import type { HeartbeatInput, HeartbeatOutput } from './heartbeat-types.js';
 import { type GroupHeader, isAssignable, type MemberView } from './member-view.js';
-import type { MemberRecord } from './model.js';
+import type { GroupDoc, MemberRecord } from './model.js';
 import { intersect, minus, sortedShards } from './shard-set.js';
 
 /** Assigned and pending shards of one answer. */
@@ -72,5 +72,19 @@ export function answer(
     assignedShards: shown.assigned,
     pendingShards: shown.pending,
     assignmentMetadataVersion: h.metadataVersion,
+  };
+}
+
+/** `response` carrying the group's epochs and version as they are now. */
+export function withEpochsOf(
+  response: HeartbeatOutput,
+  g: Pick<GroupDoc, 'groupEpoch' | 'assignmentEpoch' | 'metadataVersion'>,
+): HeartbeatOutput {
+  return {
+    ...response,
+    groupEpoch: g.groupEpoch,
+    assignmentEpoch: g.assignmentEpoch,
+    metadataVersion: g.metadataVersion,
+    assignmentMetadataVersion: g.metadataVersion,
   };
 }

@@ -11,6 +11,7 @@ import { cloneGroup } from './group.js';
 import type { HeartbeatInput, HeartbeatOutput } from './heartbeat-types.js';
 import { applyRoundDecision, finishGroup, maintainGroupDraft, recomputeDraft } from './housekeeping.js';
 import { decideGrant, decideHeartbeat, type MemberDecision } from './member-heartbeat.js';
+import { withEpochsOf } from './heartbeat-answer.js';
 import { type StreamView, streamViewOf, viewFromGroup } from './member-view.js';
 import { type GroupDoc, PROTOCOL_VERSION, type ProtocolConfig, type StreamDoc } from './model.js';
 
@@ -69,18 +70,4 @@ export function applyDecision(
     }
   }
   return withEpochsOf(decision.response, draft);
-}
-
-/** `response` carrying the group's epochs and version as they are now. */
-export function withEpochsOf(
-  response: HeartbeatOutput,
-  g: Pick<GroupDoc, 'groupEpoch' | 'assignmentEpoch' | 'metadataVersion'>,
-): HeartbeatOutput {
-  return {
-    ...response,
-    groupEpoch: g.groupEpoch,
-    assignmentEpoch: g.assignmentEpoch,
-    metadataVersion: g.metadataVersion,
-    assignmentMetadataVersion: g.metadataVersion,
-  };
 }
