@@ -8,10 +8,10 @@
 
 import { roundCompleteWith } from './correction.js';
 import { cloneGroup } from './group.js';
+import { withEpochsOf } from './heartbeat-answer.js';
 import type { HeartbeatInput, HeartbeatOutput } from './heartbeat-types.js';
 import { applyRoundDecision, finishGroup, maintainGroupDraft, recomputeDraft } from './housekeeping.js';
 import { decideGrant, decideHeartbeat, type MemberDecision } from './member-heartbeat.js';
-import { withEpochsOf } from './heartbeat-answer.js';
 import { type StreamView, streamViewOf, viewFromGroup } from './member-view.js';
 import { type GroupDoc, PROTOCOL_VERSION, type ProtocolConfig, type StreamDoc } from './model.js';
 
