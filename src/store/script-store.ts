@@ -131,7 +131,7 @@ export abstract class ScriptStore {
       DUE_READ,
       groupCall(this.ns, prefix, group, [String(Math.floor(now)), String(max)]),
     );
-    return decodeDue(reply);
+    return decodeDue(prefix, reply);
   }
 
   /** What is due in each group of the stream. */

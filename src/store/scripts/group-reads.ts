@@ -3,7 +3,8 @@
  * slot: what an assignment round needs, and the records of the members maintenance is due for.
  *
  * Every one takes KEYS[1] K:{P}:stream and ARGV[1] the encoded group name (the group's keys are
- * built from them: same slot); the ARGV below follow it.
+ * built from them: same slot); the ARGV below follow it. Every one returns {-2}, before anything
+ * else, when the stream hash lacks the layout-2 marker (layout 1, which is refused).
  *
  * ASSIGNMENT_READ — ARGV now (ms), token, lock lease (ms). Takes (or renews) the group's assignment lock with the
  *   token. Returns {0} when the stream or the group header is missing, {-5} when someone else
@@ -16,7 +17,13 @@ import { groupKeysLua } from '../keys.js';
 import type { LuaScript } from './lua-script.js';
 
 const prelude = `${groupKeysLua('ARGV[1]')}local s = redis.call('HMGET', KEYS[1], 'rev', 'hb', 'layout')
-if not s[1] or s[3] ~= '2' or redis.call('EXISTS', K[2]) == 0 then
+if not s[1] then
+  return { 0 }
+end
+if s[3] ~= '2' then
+  return { -2 }
+end
+if redis.call('EXISTS', K[2]) == 0 then
   return { 0 }
 end
 `;
@@ -47,14 +54,14 @@ return out
 export const ASSIGNMENT_READ: LuaScript = {
   name: 'assignment-read',
   lua: assignment,
-  sha1: '82763da2e91e604794d55d07e8f393d25dfa9cb3',
+  sha1: 'cb12599623f7c1cfa6356bee73d9c44d58c52d8b',
 };
 
 /** The records of the named members (with lease, heartbeat time, target and deadline). */
 export const MEMBERS_READ: LuaScript = {
   name: 'members-read',
   lua: members,
-  sha1: 'a4126724ed25698b30d13e27d1978ec8bfa186e3',
+  sha1: 'd857c317d35de412a664fd3c504587c246c7cc55',
 };
 
 const due = `${prelude}local k = tonumber(ARGV[3])
@@ -72,5 +79,5 @@ return { 1, redis.call('ZRANGEBYSCORE', K[7], '-inf', '(' .. ARGV[2], 'LIMIT', 0
 export const DUE_READ: LuaScript = {
   name: 'due-read',
   lua: due,
-  sha1: '05d282b5536e8473fe278399abe7ce1fb56ab8a2',
+  sha1: 'cf34cdaa477631dba7f3fc166aa45e06ab5953b0',
 };

@@ -7,8 +7,8 @@
  * ARGV[1] 'all' | 'named'; for 'named', ARGV[2..] = the group names. For 'all' the names come
  * from the stream's heartbeat view.
  *
- * Returns {0} no stream; {-1, name} no stream but a named group's header exists; {-2} layout 1;
- * else {1, rev, doc, hb, len, group…} with each group {name, 0} (no header) or
+ * Returns {0} no stream; {-1, name} no stream but a named group's header exists; {-2} layout 1
+ * (refused); else {1, rev, doc, hb, len, group…} with each group {name, 0} (no header) or
  * {name, 1, header, members, targets, leases+scores, live, deadlines+scores, acks}.
  */
 import { GROUP_KEY_PARTS } from '../keys.js';

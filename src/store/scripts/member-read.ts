@@ -28,7 +28,7 @@
  * Returns
  *   {0}                      no stream (and no group header either)
  *   {-1}                     a group header without a stream document (fails closed)
- *   {-2}                     the stream is stored in layout 1 (upgrade first)
+ *   {-2}                     the stream is stored in layout 1 (refused, nothing written)
  *   {-3}                     the stream document's length differs from the one recorded (altered)
  *   {-4}                     a stored target is not a shard list
  *   {2, rev, hb}             the stream exists, the group header does not

@@ -5,6 +5,7 @@
 
 import type { HolderStatus, OwnerEntry, RecordAt } from '../../core/commit-plan.js';
 import { dict } from '../../core/dict.js';
+import type { CoordinatorError } from '../../core/errors.js';
 import { groupStateOf } from '../../core/group.js';
 import type { HeartbeatOutput } from '../../core/heartbeat-types.js';
 import type { GroupDoc, MemberRecord } from '../../core/model.js';
@@ -36,6 +37,18 @@ export class Layout1Error extends Error {
     super(`stream "${prefix}" is stored in layout 1`);
     this.name = 'Layout1Error';
   }
+}
+
+/**
+ * The answer to a stream whose hash lacks the layout-2 marker (the read scripts' {-2}): layout 1,
+ * one JSON document per group, was only ever written by unreleased development builds and is
+ * not read, so the stream is refused like any other unreadable metadata, and nothing is written.
+ */
+function layout1Refused(prefix: string): CoordinatorError {
+  return corrupt(
+    prefix,
+    "it is in layout 1 (one JSON document per group), written only by unreleased development builds; this coordinator reads layout 2 only: delete the stream's coordinator keys (or the whole key namespace) and create the stream again",
+  );
 }
 
 function str(v: unknown): string | null {
@@ -107,7 +120,7 @@ export function decodeMemberRead(req: MemberReadRequest, reply: unknown): Member
   const code = Number(a[0]);
   if (code === 0) return { kind: 'no-stream' };
   if (code === -1) throw corrupt(prefix, `group "${group}" has a header but the stream document is missing`);
-  if (code === -2) return { kind: 'layout-1' };
+  if (code === -2) throw layout1Refused(prefix);
   if (code === -3) throw corrupt(prefix, 'the stream document differs from the one the coordinator wrote');
   if (code === -4)
     throw corrupt(prefix, `the target of member "${memberId}" of group "${group}" is unreadable`);
@@ -233,7 +246,7 @@ export async function decodeLoadReply(
   const code = Number(a[0]);
   if (code === -1)
     throw corrupt(prefix, `group "${str(a[1]) ?? ''}" has a header but the stream document is missing`);
-  if (code === -2) throw new Layout1Error(prefix);
+  if (code === -2) throw layout1Refused(prefix);
   if (code !== 1) return null;
   const revision = parseRevision(prefix, str(a[1]));
   const docText = str(a[2]);
@@ -267,6 +280,7 @@ export function decodeAssignmentRead(
   reply: unknown,
 ): AssignmentRead | 'busy' | null {
   const a = list(reply);
+  if (Number(a[0]) === -2) throw layout1Refused(prefix);
   if (Number(a[0]) === -5) return 'busy';
   if (Number(a[0]) !== 1) return null;
   const targets = new Map<string, number[]>();
@@ -295,6 +309,7 @@ export function decodeMembersRead(
   reply: unknown,
 ): MembersRead | null {
   const a = list(reply);
+  if (Number(a[0]) === -2) throw layout1Refused(prefix);
   if (Number(a[0]) !== 1) return null;
   const members: MembersRead['members'] = new Map();
   ids.forEach((id, i) => {
@@ -315,8 +330,9 @@ export function decodeMembersRead(
 }
 
 /** Decodes the due-read reply (null when the stream or group is gone). */
-export function decodeDue(reply: unknown): DueRead | null {
+export function decodeDue(prefix: string, reply: unknown): DueRead | null {
   const a = list(reply);
+  if (Number(a[0]) === -2) throw layout1Refused(prefix);
   if (Number(a[0]) !== 1) return null;
   const ids = (v: unknown) => list(v).map((x) => str(x) ?? '');
   return {
@@ -331,7 +347,7 @@ export function decodeDue(reply: unknown): DueRead | null {
 export function decodeProbe(prefix: string, reply: unknown): StreamProbe | null {
   const a = list(reply);
   const code = Number(a[0]);
-  if (code === -2) throw new Layout1Error(prefix);
+  if (code === -2) throw layout1Refused(prefix);
   if (code !== 1) return null;
   const head: StreamHead = decodeStreamHead(prefix, str(a[2]));
   return {

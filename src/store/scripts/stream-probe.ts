@@ -4,7 +4,7 @@
  * so an idle stream costs one round trip whatever the size of its groups.
  *
  * KEYS[1] K:{P}:stream   ARGV[1] now (ms)
- * Returns {0} no stream; {-2} layout 1; else {1, rev, hb, group…} with each group
+ * Returns {0} no stream; {-2} layout 1 (refused); else {1, rev, hb, group…} with each group
  * {name, exists, assignmentDue, leaseDue, deadlineDue, timerDue, roundOpen} (1/0 flags).
  */
 import { GROUP_KEY_PARTS } from '../keys.js';
