@@ -31,11 +31,9 @@ import { PROTOCOL_VERSION } from '../core/model.js';
 import { assignsAtOnce, headerAfterChange, roundDueAt, roundWaitMs } from '../core/pacing.js';
 import { refuseJoinBeyondLimit } from '../core/quotas.js';
 import { isHeld, underHold } from '../core/recovery-hold.js';
-import { loadUpgrading } from '../store/critical-section.js';
 import type { MemberReadView, StreamPlan } from '../store/store.js';
 import { backoff, type Ctx } from './context.js';
 import { MAX_DUE, maintainMembers, runAssignment } from './group-steps.js';
-import { upgradeStream } from './upgrade.js';
 
 /** Reads (and commits) a heartbeat attempts before answering STATE_VERSION_CONFLICT. */
 const MAX_ATTEMPTS = 8;
@@ -96,10 +94,6 @@ export async function heartbeat(
         consumerGroup: group,
       });
       return r.response;
-    }
-    if (r.kind === 'layout-1') {
-      await upgradeStream(ctx, prefix);
-      continue;
     }
     if (r.kind !== 'view')
       return answered(ctx, prefix, group, decideHeartbeat(null, input, ctx.protocol, now).response);
@@ -297,7 +291,7 @@ async function viewOf(ctx: Ctx, prefix: string, group: string, r: MemberReadView
   };
   // Completion needs the whole group: asked only once every live member may have acknowledged.
   if (r.header.correction && r.acknowledgements + (r.acknowledged ? 0 : 1) >= r.liveMembers) {
-    const snap = await loadUpgrading(ctx.store, prefix, [group], ctx.protocol);
+    const snap = await ctx.store.load(prefix, [group]);
     const whole = snap && own(snap.groups, group);
     if (whole) view.roundComplete = (after, acked) => roundCompleteWith(whole, after, acked);
   }

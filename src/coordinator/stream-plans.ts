@@ -9,12 +9,10 @@ import { own } from '../core/dict.js';
 import type { GroupDoc, StreamDoc } from '../core/model.js';
 import type { StreamState } from '../core/stream-state.js';
 import type { StreamHead } from '../store/records.js';
-import { Layout1Error } from '../store/scripts/read-replies.js';
 import type { StreamPlan, StreamSnapshot } from '../store/store.js';
 import { streamHeadOf } from '../store/stream-head.js';
 import type { Ctx } from './context.js';
 import { runAssignment } from './group-steps.js';
-import { upgradeStream } from './upgrade.js';
 
 /** The commit taking a stream from `before` to `after` (document and per-group bumps). */
 export function streamChange(
@@ -65,17 +63,11 @@ export async function assignGroups(
   for (const g of groups) await runAssignment(ctx, prefix, g, now);
 }
 
-/** A whole read that upgrades a layout-1 stream on the way (taking the stream mutex for that). */
-export async function readStream(
+/** A whole read of the stream and `groups` (null when the stream does not exist). */
+export function readStream(
   ctx: Ctx,
   prefix: string,
   groups: string[] | 'all',
 ): Promise<StreamSnapshot | null> {
-  try {
-    return await ctx.store.load(prefix, groups);
-  } catch (err) {
-    if (!(err instanceof Layout1Error)) throw err;
-    await upgradeStream(ctx, prefix);
-    return ctx.store.load(prefix, groups);
-  }
+  return ctx.store.load(prefix, groups);
 }

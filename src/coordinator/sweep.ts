@@ -6,11 +6,9 @@
  */
 import { activationShards } from '../core/resharding.js';
 import { LockBusyError } from '../store/critical-section.js';
-import { Layout1Error } from '../store/scripts/read-replies.js';
 import { type Ctx, errorText } from './context.js';
 import { MAX_DUE, maintainMembers, runAssignment } from './group-steps.js';
 import { advanceStream } from './resharding.js';
-import { upgradeStream } from './upgrade.js';
 
 /** Outcome of one sweep call. */
 export interface SweepReport {
@@ -70,7 +68,7 @@ export async function sweep(
     if (spent() + 1 > maxCalls) break;
     const prefix = order[next]!;
     try {
-      const probe = await probe1(ctx, prefix, now);
+      const probe = await ctx.store.probeStream(prefix, now);
       const busy = probe?.groups.filter(
         (g) => g.exists && (g.assignmentDue || g.leaseDue || g.deadlineDue || g.timerDue),
       );
@@ -97,17 +95,6 @@ export async function sweep(
   return { ...report, nextCursor: state.cursor, calls: spent() };
 }
 
-/** The probe of a stream, upgrading a layout-1 stream first. */
-async function probe1(ctx: Ctx, prefix: string, now: number) {
-  try {
-    return await ctx.store.probeStream(prefix, now);
-  } catch (err) {
-    if (!(err instanceof Layout1Error)) throw err;
-    await upgradeStream(ctx, prefix);
-    return ctx.store.probeStream(prefix, now);
-  }
-}
-
 /** Maintenance of every due member of `group` and its assignment round if due. True when something changed. */
 export async function maintainGroup(ctx: Ctx, prefix: string, group: string, now: number): Promise<boolean> {
   let changed = false;
@@ -128,7 +115,7 @@ export async function maintainGroup(ctx: Ctx, prefix: string, group: string, now
 
 /** Maintenance of every group of a stream (before a scale or rollback decides on it). */
 export async function maintainStream(ctx: Ctx, prefix: string, now: number): Promise<void> {
-  const probe = await probe1(ctx, prefix, now);
+  const probe = await ctx.store.probeStream(prefix, now);
   for (const g of probe?.groups ?? []) {
     if (g.exists && (g.assignmentDue || g.leaseDue || g.deadlineDue || g.timerDue)) {
       await maintainGroup(ctx, prefix, g.name, now);

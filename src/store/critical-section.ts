@@ -1,7 +1,7 @@
 /**
  * Stream-wide critical sections (SPEC §6): mutex wait with jittered polling, then load → decide
  * → checked commit, retried on conflicts. Only stream-wide changes take it (create, delete,
- * scale, rollback, resharding passes, layout upgrades); heartbeats never do.
+ * scale, rollback, resharding passes); heartbeats never do.
  *
  * Issue 12: the mutex is a short lease renewed while the section runs (`lock-lease.ts`), and
  * every commit names it, so a section that lost it never commits. Every commit attempt carries
@@ -14,7 +14,6 @@ import { CoordinatorError, isCoordinatorError } from '../core/errors.js';
 import type { ProtocolConfig } from '../core/model.js';
 import { streamLimitReached } from '../core/quotas.js';
 import { holdLock, type LockWaitOptions, mutexLost, randomToken } from './lock-lease.js';
-import { Layout1Error } from './scripts/read-replies.js';
 import type { CommitOutcome, Store, StreamPlan, StreamSnapshot } from './store.js';
 
 export { acquireLock, holdLock, LockBusyError, randomToken } from './lock-lease.js';
@@ -23,7 +22,10 @@ export { acquireLock, holdLock, LockBusyError, randomToken } from './lock-lease.
 export interface CriticalSectionOptions extends LockWaitOptions {
   /** Commit attempts before answering STATE_VERSION_CONFLICT. @default 5 */
   maxAttempts: number;
-  /** Protocol timings (a layout-1 stream met here is upgraded with them). */
+  /**
+   * Protocol timings. The section itself does not read them (they served the in-place upgrade of
+   * layout-1 streams, which are now refused); the callers building these options still pass them.
+   */
   protocol: ProtocolConfig;
   /** Told whether each commit applied. @default no-op */
   onCommit?: (ok: boolean) => void;
@@ -40,18 +42,13 @@ export interface Decision<T> {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** A store that can convert layout-1 streams (both stores can). */
-interface Upgradable {
-  upgradeLayout1?(prefix: string, config: ProtocolConfig): Promise<boolean>;
-}
-
 /** Pauses before resending a commit whose outcome is unknown (then the error is answered). */
 const RESEND_DELAYS_MS = [25, 100, 250, 500];
 
 /**
  * Runs `decide` under the stream's mutex until its commit applies. `decide` gets a fresh
  * snapshot (null when the stream does not exist) on every attempt and must be pure apart
- * from reading it. A layout-1 stream is upgraded first, under the same mutex.
+ * from reading it.
  */
 export async function runCritical<T>(
   store: Store,
@@ -64,7 +61,7 @@ export async function runCritical<T>(
   const lease = await holdLock(store, prefix, opts);
   try {
     for (let attempt = 1; ; attempt++) {
-      const snapshot = await loadUpgrading(store, prefix, groups, opts.protocol);
+      const snapshot = await store.load(prefix, groups);
       const decision = await decide(snapshot, attempt);
       if (!decision.commit) return decision.result;
       if (lease.lost) throw mutexLost(prefix);
@@ -131,22 +128,5 @@ async function unlist(store: Store, prefix: string): Promise<void> {
     }
   } catch {
     // Redis unreachable: a stale entry lists nothing (readers skip absent streams).
-  }
-}
-
-/** `store.load`, upgrading a layout-1 stream first (the caller holds the stream mutex). */
-export async function loadUpgrading(
-  store: Store,
-  prefix: string,
-  groups: string[] | 'all',
-  protocol: ProtocolConfig,
-): Promise<StreamSnapshot | null> {
-  try {
-    return await store.load(prefix, groups);
-  } catch (err) {
-    const upgradable = store as Store & Upgradable;
-    if (!(err instanceof Layout1Error) || !upgradable.upgradeLayout1) throw err;
-    await upgradable.upgradeLayout1(prefix, protocol);
-    return store.load(prefix, groups);
   }
 }

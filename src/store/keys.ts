@@ -145,11 +145,6 @@ export function groupKeyList(k: GroupKeys): string[] {
   ];
 }
 
-/** The layout-1 group document key (`K:{P}:group:<G>`), read once to upgrade a stream. */
-export function layout1GroupKey(ns: string, prefix: string, group: string): string {
-  return `${ns}:${streamTag(prefix)}:group:${encodeURIComponent(group)}`;
-}
-
 /** SET of every stream prefix in the namespace: `K:streams` (its own slot). */
 export function streamsIndexKey(ns: string): string {
   return `${ns}:streams`;

@@ -5,9 +5,7 @@
  */
 import type { RetireOutcome, ShardReading } from '../core/drain-evidence.js';
 import { CoordinatorError } from '../core/errors.js';
-import type { ProtocolConfig } from '../core/model.js';
 import { groupKeys, streamKeys, streamsIndexKey } from './keys.js';
-import { decodeLayout1, encodeLoadLayout1, LOAD_LAYOUT1, layout1GroupKeys, upgradePlan } from './layout1.js';
 import { ACQUIRE_LOCK } from './scripts/acquire-lock.js';
 import { COMMIT } from './scripts/commit.js';
 import { decodeCommitReply, encodeCommit, type ScriptCall } from './scripts/commit-args.js';
@@ -59,9 +57,6 @@ export abstract class ScriptStore {
 
   /** Maps a client failure to a CoordinatorError without connection details. */
   protected abstract failure(err: unknown): CoordinatorError;
-
-  /** Deletes keys that share one hash tag (one command). */
-  protected abstract deleteKeys(keys: string[]): Promise<void>;
 
   private lockKey(prefix: string, group?: string): string {
     return group === undefined
@@ -146,27 +141,6 @@ export abstract class ScriptStore {
   /** One checked, atomic commit. */
   async commit(plan: StreamPlan): Promise<CommitOutcome> {
     return decodeCommitReply(await this.script(COMMIT, encodeCommit(this.ns, plan)), plan.groups.length);
-  }
-
-  /**
-   * Converts a layout-1 stream to layout 2 in one commit, then deletes its layout-1 group
-   * documents. The caller holds the stream mutex (layout-1 coordinators take the same one).
-   * False when the stream is not (or no longer) in layout 1.
-   */
-  async upgradeLayout1(prefix: string, config: ProtocolConfig): Promise<boolean> {
-    const snapshot = decodeLayout1(
-      prefix,
-      await this.script(LOAD_LAYOUT1, encodeLoadLayout1(this.ns, prefix)),
-    );
-    if (!snapshot) return false;
-    const out = await this.commit(upgradePlan(snapshot, config));
-    if (!out.ok) return false;
-    const old = Object.keys(snapshot.groups).flatMap((g) => {
-      const [doc, , , fast] = layout1GroupKeys(this.ns, prefix, g);
-      return [doc!, fast!];
-    });
-    if (old.length > 0) await this.deleteKeys(old);
-    return true;
   }
 
   /** Lists `prefix` in the streams index unless it holds `limit` others already (0 = no limit). */

@@ -54,11 +54,8 @@ export interface GroupPlan {
 /** One atomic commit across a stream's keys: every check holds, then every write applies. */
 export interface StreamPlan {
   prefix: string;
-  /**
-   * The stream revision the plan was decided on (`layout: 1`: of a stream still in layout 1,
-   * for its upgrade), or that the stream must not exist yet.
-   */
-  expect?: { rev: number; layout?: 1 } | 'absent';
+  /** The stream revision the plan was decided on, or that the stream must not exist yet. */
+  expect?: { rev: number } | 'absent';
   /** A new stream document (with its heartbeat view), or null to delete the stream hash. */
   stream?: { doc: StreamDoc; head: StreamHead } | null;
   /** Records when a resharding pass last ran (does not move the revision). */
@@ -139,7 +136,6 @@ export type MemberRead =
   | { kind: 'fast'; response: HeartbeatOutput }
   | { kind: 'no-stream' }
   | { kind: 'no-group'; streamRev: number; head: StreamHead }
-  | { kind: 'layout-1' }
   | MemberReadView;
 
 /** What an assignment round reads. */
@@ -244,7 +240,7 @@ export interface Store extends StreamOps, Partial<ShardOps> {
   /**
    * Reads the stream and the named groups whole (`'all'` = every group of the stream). Null
    * when the stream does not exist. Throws CoordinatorError(METADATA_CORRUPT) when stored
-   * metadata exists but cannot be read, and METADATA_LAYOUT_OUTDATED for a layout-1 stream.
+   * metadata exists but cannot be read, a layout-1 stream included (layout 1 is refused).
    */
   load(prefix: string, groups: string[] | 'all'): Promise<StreamSnapshot | null>;
   /** A heartbeat's read (or its fast-path answer). Throws METADATA_CORRUPT like `load`. */
@@ -252,7 +248,7 @@ export interface Store extends StreamOps, Partial<ShardOps> {
   /**
    * An assignment round's read, taking (or renewing) the group's assignment lock with `token`
    * for `lockMs` in the same round trip. `'busy'` when someone else holds the lock; null when
-   * the stream or group is gone (or still in layout 1).
+   * the stream or group is gone. Throws METADATA_CORRUPT like `load`.
    */
   readAssignment(
     prefix: string,
@@ -261,7 +257,7 @@ export interface Store extends StreamOps, Partial<ShardOps> {
     token: string,
     lockMs: number,
   ): Promise<AssignmentRead | 'busy' | null>;
-  /** Records of `memberIds`; null when the stream or group is gone (or still in layout 1). */
+  /** Records of `memberIds`; null when the stream or group is gone. Throws METADATA_CORRUPT like `load`. */
   readMembers(prefix: string, group: string, memberIds: readonly string[]): Promise<MembersRead | null>;
   /** Members due for maintenance in one group (at most `max` per kind); null when it is gone. */
   readDue(prefix: string, group: string, now: number, max: number): Promise<DueRead | null>;

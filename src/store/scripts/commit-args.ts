@@ -142,8 +142,7 @@ export function encodeCommit(ns: string, plan: StreamPlan): ScriptCall {
   const args = [String(plan.groups.length), ...plan.groups.map((g) => encodedGroup(g.name))];
   if (plan.lock !== undefined) args.push('lk', '0', plan.lock);
   if (plan.expect === 'absent') args.push('sx', '0');
-  else if (plan.expect !== undefined)
-    args.push(plan.expect.layout === 1 ? 's1' : 'sr', '0', String(plan.expect.rev));
+  else if (plan.expect !== undefined) args.push('sr', '0', String(plan.expect.rev));
   plan.groups.forEach((g, i) => {
     const G = String(i + 1);
     if (g.create) args.push('gn', G);

@@ -16,7 +16,7 @@
  * requires the stream mutex K:{P}:lock to hold token, else {-1, index}: a section that lost its
  * lease never commits.
  *
- * Checks: lk stream mutex · sx stream absent · sr rev (and layout 2) · s1 rev of a layout-1 stream · ge/gn header exists/absent · rr member rev ·
+ * Checks: lk stream mutex · sx stream absent · sr rev (and layout 2) · ge/gn header exists/absent · rr member rev ·
  * ti member target · oi shard entry · om shard member (absent or that member's) · la member lease
  * (absent or ≤) · lb member n (in the lease index, or fewer than n members there: the member
  * quota of a join) · ri round · ki assignment-lock token. `-` stands for "absent".
@@ -38,10 +38,10 @@
 import { GROUP_KEY_PARTS } from '../keys.js';
 import type { LuaScript } from './lua-script.js';
 
-const lua = `local arity = { lk = 1, ct = 2, sx = 0, sr = 1, s1 = 1, ge = 0, gn = 0, rr = 2, ti = 2, oi = 2, om = 2, la = 2, lb = 2, ri = 1, ki = 1,
+const lua = `local arity = { lk = 1, ct = 2, sx = 0, sr = 1, ge = 0, gn = 0, rr = 2, ti = 2, oi = 2, om = 2, la = 2, lb = 2, ri = 1, ki = 1,
   sd = 2, sX = 0, sp = 1, gc = 4, gX = 0, hi = 2, hs = 2, hn = 2, hd = 1, ae = 2, ms = 2, mj = 3, md = 1, ss = 2, ts = 2, td = 1,
   os = 2, ['or'] = 2, kr = 2, kc = 3, ls = 2, lr = 1, vs = 3, ds = 2, dn = 2, dr = 1, zs = 2, zr = 1, as = 1, ax = 0, fs = 2 }
-local check = { lk = true, sx = true, sr = true, s1 = true, ge = true, gn = true, rr = true, ti = true, oi = true, om = true,
+local check = { lk = true, sx = true, sr = true, ge = true, gn = true, rr = true, ti = true, oi = true, om = true,
   la = true, lb = true, ri = true, ki = true }
 local groups = tonumber(ARGV[1])
 local keys = {}
@@ -124,9 +124,6 @@ for idx, op in ipairs(ops) do
     elseif c == 'sr' then
       local s = redis.call('HMGET', KEYS[1], 'rev', 'layout')
       ok = s[1] == op[1] and s[2] == '2'
-    elseif c == 's1' then
-      local s = redis.call('HMGET', KEYS[1], 'rev', 'layout')
-      ok = s[1] == op[1] and not s[2]
     elseif c == 'ge' then
       ok = redis.call('EXISTS', K(op.g, 1)) == 1
     elseif c == 'gn' then
@@ -284,4 +281,4 @@ return reply(1)
 `;
 
 /** Checks, then writes, of one plan (see the header comment). */
-export const COMMIT: LuaScript = { name: 'commit', lua, sha1: 'd4c11eae51b0349ac7feaf2789f6729f573cbfa2' };
+export const COMMIT: LuaScript = { name: 'commit', lua, sha1: 'a9de580f6a073d043747bcc528eaf4a16d7f3476' };

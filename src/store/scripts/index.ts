@@ -2,7 +2,6 @@
  * Every Lua script of the store and the inspectors, by name: the one list the SHA pin test
  * (test/store/scripts.test.ts) walks, and which it checks against the script modules on disk.
  */
-import { LOAD_LAYOUT1 } from '../layout1.js';
 import { ACQUIRE_LOCK } from './acquire-lock.js';
 import { COMMIT } from './commit.js';
 import { DELETE_SHARD } from './delete-shard.js';
@@ -28,7 +27,6 @@ export const SCRIPTS = {
   'renew-lock': RENEW_LOCK,
   commit: COMMIT,
   load: LOAD,
-  'load-layout1': LOAD_LAYOUT1,
   'member-read': MEMBER_READ,
   'assignment-read': ASSIGNMENT_READ,
   'members-read': MEMBERS_READ,

@@ -31,14 +31,6 @@ import type {
 } from '../store.js';
 import type { ScriptCall } from './commit-args.js';
 
-/** Thrown by reads of a stream that a layout-1 coordinator wrote (the coordinator upgrades it). */
-export class Layout1Error extends Error {
-  constructor(readonly prefix: string) {
-    super(`stream "${prefix}" is stored in layout 1`);
-    this.name = 'Layout1Error';
-  }
-}
-
 /**
  * The answer to a stream whose hash lacks the layout-2 marker (the read scripts' {-2}): layout 1,
  * one JSON document per group, was only ever written by unreleased development builds and is
