@@ -1,9 +1,10 @@
 /**
- * Errors of the consumer SDK. They carry a stable `code` and a `retryable` flag like the
- * producer's `ClientError`s (errors.ts), which the consumer also reports as they are
+ * Errors of the consumer SDK: `ConsumerError`s, which are `ClientError`s (errors.ts) with a
+ * consumer code, beside the producer's errors the consumer also reports as they are
  * (coordinator unreachable, HTTP errors, Redis failures). Consumer errors mostly surface through
  * the `error` event: the consumer itself never stops on them.
  */
+import { ClientError, type ClientErrorOptions } from './errors.js';
 
 /** Codes of consumer-specific errors. */
 export type ConsumerErrorCode =
@@ -14,18 +15,14 @@ export type ConsumerErrorCode =
   | 'INVALID_HEARTBEAT_RESPONSE'
   | 'OWNERSHIP_LOST';
 
-/** Base class of consumer-specific errors. */
-export class ConsumerError extends Error {
-  /** Stable machine-readable code. */
-  readonly code: ConsumerErrorCode;
-  /** True when the condition is transient. */
-  readonly retryable: boolean;
+/** Base class of consumer-specific errors; a `ClientError`, so one `instanceof` covers the SDK. */
+export class ConsumerError extends ClientError {
+  /** Stable machine-readable code (one of the consumer's). */
+  declare readonly code: ConsumerErrorCode;
 
-  constructor(code: ConsumerErrorCode, message: string, options: { retryable: boolean; cause?: unknown }) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
-    this.code = code;
-    this.retryable = options.retryable;
+  // Narrows `code` to the consumer's codes; fields, `name` and `cause` are ClientError's.
+  constructor(code: ConsumerErrorCode, message: string, options: ClientErrorOptions) {
+    super(code, message, options);
   }
 }
 
@@ -38,9 +35,11 @@ export class HeartbeatRejectedError extends ConsumerError {
   /** The heartbeat status the coordinator answered. */
   readonly status: string;
 
-  constructor(memberId: string, status: string) {
+  constructor(memberId: string, status: string, cause?: unknown) {
+    // Not retriable: a bad or unsupported request, an unknown group or a fenced epoch is refused again.
     super('HEARTBEAT_REJECTED', `member '${memberId}': heartbeat answered ${status}`, {
-      retryable: status !== 'UNSUPPORTED_PROTOCOL',
+      retriable: false,
+      cause,
     });
     this.status = status;
   }
@@ -60,7 +59,8 @@ export class MemberIdInUseError extends ConsumerError {
     super(
       'MEMBER_ID_IN_USE',
       `member '${memberId}': the coordinator says another process uses this member id; give each process a unique memberBase`,
-      { retryable: true, cause },
+      // Retriable: a crashed holder's lease runs out, and the member asks again once per lease.
+      { retriable: true, cause },
     );
     this.memberId = memberId;
   }
@@ -74,8 +74,9 @@ export function isMemberIdInUseAnswer(err: unknown): boolean {
 
 /** A heartbeat answer was 2xx but not a usable `HeartbeatResponse`. */
 export class InvalidHeartbeatResponseError extends ConsumerError {
-  constructor(message: string) {
-    super('INVALID_HEARTBEAT_RESPONSE', message, { retryable: true });
+  constructor(message: string, cause?: unknown) {
+    // Not retriable: a coordinator that breaks the answer's contract breaks it again.
+    super('INVALID_HEARTBEAT_RESPONSE', message, { retriable: false, cause });
   }
 }
 
@@ -92,10 +93,8 @@ export class HandlerFailedError extends ConsumerError {
     super(
       'HANDLER_FAILED',
       `handler failed for ${streamKey} ${entryId} (delivery ${deliveryCount}): ${errorText(cause)}`,
-      {
-        retryable: true,
-        cause,
-      },
+      // Retriable: the record stays pending and is delivered again after the backoff.
+      { retriable: true, cause },
     );
     this.streamKey = streamKey;
     this.entryId = entryId;
@@ -105,8 +104,9 @@ export class HandlerFailedError extends ConsumerError {
 
 /** `start()` was called on a consumer that is closing or closed. */
 export class ConsumerClosedError extends ConsumerError {
-  constructor() {
-    super('CONSUMER_CLOSED', 'the consumer is closed', { retryable: false });
+  constructor(cause?: unknown) {
+    // Not retriable: a closed consumer never starts again; build a new one.
+    super('CONSUMER_CLOSED', 'the consumer is closed', { retriable: false, cause });
   }
 }
 
@@ -135,10 +135,13 @@ export class OwnershipLostError extends ConsumerError {
     readonly streamKey: string,
     readonly operation: string,
     heldBy: { epoch: number; memberId: string } | null,
+    cause?: unknown,
   ) {
     const who = heldBy ? `member ${heldBy.memberId} at epoch ${heldBy.epoch}` : 'nobody';
+    // Not retriable: this member is fenced off the shard; only a new assignment lets it write.
     super('OWNERSHIP_LOST', `${operation} ${streamKey} refused: the shard is now owned by ${who}`, {
-      retryable: false,
+      retriable: false,
+      cause,
     });
     this.heldBy = heldBy;
   }

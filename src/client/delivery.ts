@@ -144,7 +144,7 @@ function settle(d: Delivery, outcome: WriteOutcome, ctx: DeliveryContext): boole
         d.sticky ??= d.target;
         ctx.inDoubt.remember(d.eventId, d.sticky!);
       }
-      if (!outcome.error.retryable) {
+      if (!outcome.error.retriable) {
         d.error = outcome.error;
         return true;
       }
@@ -177,7 +177,8 @@ async function send(groups: Delivery[][], ctx: DeliveryContext): Promise<WriteOu
       err instanceof RedisCommandError
         ? err
         : new RedisCommandError(`write to ${w.key} failed in the Redis adapter`, {
-            retryable: false,
+            // Not retriable: an adapter that throws something else is broken, not busy.
+            retriable: false,
             inDoubt: true,
             cause: err,
           });

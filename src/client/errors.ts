@@ -1,11 +1,14 @@
 /**
- * Typed errors of the SDKs. Every failure a caller sees is a `ClientError` with a stable `code`
- * and a `retryable` flag (kafkajs's `retriable`): retrying the same call later may succeed when
- * it is true. Raw ioredis / @upstash/redis / fetch errors only ever appear as `cause`.
- * Messages never contain credentials, tokens or Redis URLs.
+ * Typed errors of the SDKs, one hierarchy as in kafkajs (`KafkaJSError`): every failure the
+ * producer, the consumer and the transport report is a `ClientError` with a stable `code`, a
+ * `retriable` flag (retrying the same call later may succeed) and the standard `cause`. Raw
+ * ioredis / @upstash/redis / fetch errors only ever appear as `cause`. Messages never contain
+ * credentials, tokens or Redis URLs. The consumer's own errors (consumer-errors.ts) extend
+ * `ConsumerError`, itself a `ClientError`.
  */
+import type { ConsumerErrorCode } from './consumer-errors.js';
 
-/** Every code a `ClientError` carries. */
+/** Every code a `ClientError` carries: the producer's and transport's, and the consumer's. */
 export type ClientErrorCode =
   | 'COORDINATOR_UNREACHABLE'
   | 'COORDINATOR_HTTP_ERROR'
@@ -16,20 +19,36 @@ export type ClientErrorCode =
   | 'STREAM_MISSING'
   | 'REDIS_ERROR'
   | 'INVALID_RECORD'
-  | 'INVALID_OPTIONS';
+  | 'INVALID_OPTIONS'
+  | ConsumerErrorCode;
 
-/** Base class of every SDK error. */
+/** What every SDK error is built with: whether it is retriable, and what caused it. */
+export type ClientErrorOptions = { cause?: unknown } & (
+  | { retriable: boolean }
+  | {
+      /** @deprecated Spell it `retriable`; this spelling is still read so existing adapters compile. */
+      retryable: boolean;
+    }
+);
+
+/** Base class of every SDK error (the consumer's `ConsumerError` included). */
 export class ClientError extends Error {
   /** Stable machine-readable code. */
   readonly code: ClientErrorCode;
   /** True when the same call may succeed if repeated later (the condition is transient). */
-  readonly retryable: boolean;
+  readonly retriable: boolean;
 
-  constructor(code: ClientErrorCode, message: string, options: { retryable: boolean; cause?: unknown }) {
+  constructor(code: ClientErrorCode, message: string, options: ClientErrorOptions) {
+    // No `cause` key at all when there is none, so `'cause' in err` tells the two apart.
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
-    this.retryable = options.retryable;
+    this.retriable = 'retriable' in options ? options.retriable : options.retryable;
+  }
+
+  /** @deprecated Spelled `retriable` now, as kafkajs spells it; this alias keeps older code working. */
+  get retryable(): boolean {
+    return this.retriable;
   }
 }
 
@@ -38,19 +57,25 @@ export function isClientError(e: unknown): e is ClientError {
   return e instanceof ClientError;
 }
 
+/** True when `err` is an SDK error whose condition is transient; false for anything else. */
+export function isRetriable(err: unknown): boolean {
+  return err instanceof ClientError && err.retriable;
+}
+
 /** The coordinator could not be reached, or did not answer within the timeout. */
 export class CoordinatorUnreachableError extends ClientError {
   /** True when the request was abandoned because the timeout ran out. */
   readonly timedOut: boolean;
 
   constructor(message: string, options: { timedOut: boolean; cause?: unknown }) {
-    super('COORDINATOR_UNREACHABLE', message, { retryable: true, cause: options.cause });
+    // Retriable: a timeout or a lost connection says nothing about the next attempt.
+    super('COORDINATOR_UNREACHABLE', message, { retriable: true, cause: options.cause });
     this.timedOut = options.timedOut;
   }
 }
 
 /** HTTP statuses worth repeating unchanged (overload, gateway trouble, lock timeouts). */
-const RETRYABLE_STATUS = new Set([408, 425, 429, 502, 503, 504]);
+const RETRIABLE_STATUS = new Set([408, 425, 429, 502, 503, 504]);
 
 /** The coordinator answered with a non-2xx status. */
 export class CoordinatorHttpError extends ClientError {
@@ -61,16 +86,19 @@ export class CoordinatorHttpError extends ClientError {
   /** The `ErrorResponse` message, else the start of the body; credentials redacted. @default '' */
   readonly detail: string;
 
-  constructor(status: number, errorCode: string | undefined, message: string, detail = '') {
-    super('COORDINATOR_HTTP_ERROR', message, { retryable: isRetryableStatus(status, errorCode) });
+  constructor(status: number, errorCode: string | undefined, message: string, detail = '', cause?: unknown) {
+    // Retriable by status: transient answers yes; bad input, auth, not-found and conflicts no.
+    super('COORDINATOR_HTTP_ERROR', message, { retriable: isRetriableStatus(status, errorCode), cause });
     this.status = status;
     this.errorCode = errorCode;
     this.detail = detail;
   }
 }
 
-function isRetryableStatus(status: number, errorCode: string | undefined): boolean {
-  if (RETRYABLE_STATUS.has(status)) return true;
+function isRetriableStatus(status: number, errorCode: string | undefined): boolean {
+  if (RETRIABLE_STATUS.has(status)) return true;
+  // Only a lost optimistic-lock race is worth repeating; other 409s (member id held, group
+  // limit reached) need something else to change first.
   if (status === 409) return errorCode === 'STATE_VERSION_CONFLICT';
   // A 500 is usually a passing fault; unreadable metadata is not.
   if (status === 500) return errorCode !== 'METADATA_CORRUPT';
@@ -80,7 +108,8 @@ function isRetryableStatus(status: number, errorCode: string | undefined): boole
 /** The coordinator answered 2xx with a body that is not JSON. */
 export class CoordinatorResponseError extends ClientError {
   constructor(message: string, cause?: unknown) {
-    super('COORDINATOR_BAD_RESPONSE', message, { retryable: false, cause });
+    // Not retriable: whatever answers 2xx with non-JSON (a wrong URL, a proxy page) will again.
+    super('COORDINATOR_BAD_RESPONSE', message, { retriable: false, cause });
   }
 }
 
@@ -90,8 +119,10 @@ export class CoordinatorResponseError extends ClientError {
  */
 export class RoutingUnavailableError extends ClientError {
   constructor(message: string, cause?: unknown) {
+    // As retriable as the SDK failure underneath (an unknown stream is not); otherwise a
+    // passing fault is assumed.
     super('ROUTING_UNAVAILABLE', message, {
-      retryable: cause instanceof ClientError ? cause.retryable : true,
+      retriable: cause instanceof ClientError ? cause.retriable : true,
       cause,
     });
   }
@@ -99,16 +130,19 @@ export class RoutingUnavailableError extends ClientError {
 
 /** The routing answer breaks the contract (wrong stream or group, shard indexes not exactly 0..n-1). */
 export class InvalidRoutingError extends ClientError {
-  constructor(message: string) {
-    super('INVALID_ROUTING', message, { retryable: false });
+  constructor(message: string, cause?: unknown) {
+    // Not retriable: the coordinator will give the same broken answer again.
+    super('INVALID_ROUTING', message, { retriable: false, cause });
   }
 }
 
 /** The stream currently has no shards (`shardCount 0`, e.g. after a full drain). */
 export class NoShardsError extends ClientError {
-  constructor(streamPrefix: string) {
+  constructor(streamPrefix: string, cause?: unknown) {
+    // Not retriable: shards come back only when an operator scales the stream up.
     super('NO_SHARDS', `stream '${streamPrefix}' has no shards to publish to (shardCount 0)`, {
-      retryable: false,
+      retriable: false,
+      cause,
     });
   }
 }
@@ -120,19 +154,22 @@ export class StreamMissingError extends ClientError {
   /** How many attempts were made. */
   readonly attempts: number;
 
-  constructor(streamKey: string, attempts: number) {
+  constructor(streamKey: string, attempts: number, cause?: unknown) {
     super(
       'STREAM_MISSING',
       `shard stream '${streamKey}' does not exist (after ${attempts} attempt(s) with refreshed routing)`,
-      // Routing usually catches up with a resharding within one lease.
-      { retryable: true },
+      // Retriable: routing usually catches up with a resharding within one lease.
+      { retriable: true, cause },
     );
     this.streamKey = streamKey;
     this.attempts = attempts;
   }
 }
 
-/** A Redis command failed. */
+/**
+ * A Redis command failed. Whoever builds it decides `retriable` (see `toRedisCommandError`):
+ * a lost reply or a transient refusal (LOADING, TRYAGAIN, …) is, any other refusal is not.
+ */
 export class RedisCommandError extends ClientError {
   /**
    * True when the command may have been applied although no reply arrived (connection lost or
@@ -140,7 +177,7 @@ export class RedisCommandError extends ClientError {
    */
   readonly inDoubt: boolean;
 
-  constructor(message: string, options: { retryable: boolean; inDoubt: boolean; cause?: unknown }) {
+  constructor(message: string, options: ClientErrorOptions & { inDoubt: boolean }) {
     super('REDIS_ERROR', message, options);
     this.inDoubt = options.inDoubt;
   }
@@ -148,14 +185,16 @@ export class RedisCommandError extends ClientError {
 
 /** The record passed to `publish` is malformed. */
 export class InvalidRecordError extends ClientError {
-  constructor(message: string) {
-    super('INVALID_RECORD', message, { retryable: false });
+  constructor(message: string, cause?: unknown) {
+    // Not retriable: the same record is refused the same way.
+    super('INVALID_RECORD', message, { retriable: false, cause });
   }
 }
 
 /** An SDK option is out of range. */
 export class InvalidOptionsError extends ClientError {
-  constructor(message: string) {
-    super('INVALID_OPTIONS', message, { retryable: false });
+  constructor(message: string, cause?: unknown) {
+    // Not retriable: the same options are refused the same way.
+    super('INVALID_OPTIONS', message, { retriable: false, cause });
   }
 }

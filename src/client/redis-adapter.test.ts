@@ -48,6 +48,11 @@ describe('redis adapter > error wrapping', () => {
     }
   });
 
+  it('treats a NOSCRIPT refusal as retriable: the script did not run, and a repeat loads it', () => {
+    const e = toRedisCommandError(named('ReplyError', 'NOSCRIPT No matching script.'), 'x', ['ReplyError']);
+    expect(e).toMatchObject({ inDoubt: false, retriable: true });
+  });
+
   it('treats connection failures as in doubt and retryable', () => {
     const e = toRedisCommandError(new Error('Connection is closed.'), 'XADD k', ['ReplyError']);
     expect(e).toMatchObject({ inDoubt: true, retryable: true });

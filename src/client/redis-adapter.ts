@@ -134,8 +134,10 @@ export function xaddOutcome(reply: unknown): IdempotentReply {
 }
 
 // Redis answers with these while it cannot serve for a moment (failover, loading, a busy script,
-// slot migration, memory pressure): the same command can succeed later.
-const TRANSIENT_REPLY = /^(LOADING|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|BUSY|MOVED|ASK|OOM|NOREPLICAS)\b/;
+// slot migration, memory pressure, a flushed script cache: the script did not run and the
+// adapters load it again): the same command can succeed later.
+const TRANSIENT_REPLY =
+  /^(LOADING|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|BUSY|MOVED|ASK|OOM|NOREPLICAS|NOSCRIPT)\b/;
 
 /**
  * Wraps a failure of a Redis client. `replyErrorNames` are the client's error names for an
@@ -154,13 +156,14 @@ export function toRedisCommandError(
   const text = (raw.split('\n')[0] ?? '').replace(/, command was: [\s\S]*$/, '').slice(0, 300);
   if (replyErrorNames.includes(name) && /^[A-Z][A-Z_-]+( |$)/.test(text)) {
     return new RedisCommandError(`${what}: Redis refused it: ${text}`, {
-      retryable: TRANSIENT_REPLY.test(text),
+      retriable: TRANSIENT_REPLY.test(text),
       inDoubt: false,
       cause: err,
     });
   }
   return new RedisCommandError(`${what}: no reply from Redis (${name || 'Error'}: ${text})`, {
-    retryable: true,
+    // Retriable: a lost connection or a timeout passes (`inDoubt` says a repeat may duplicate).
+    retriable: true,
     inDoubt: true,
     cause: err,
   });
