@@ -3,7 +3,12 @@
  * (PROTOCOL §1.2), a timeout on every request, and typed errors. Runs on Node and at the edge
  * (only `fetch`, `TextEncoder`, `btoa`); tests hand it `app.request` as `fetch`.
  */
-import { CoordinatorHttpError, CoordinatorResponseError, CoordinatorUnreachableError } from './errors.js';
+import {
+  CoordinatorHttpError,
+  CoordinatorResponseError,
+  CoordinatorUnreachableError,
+  InvalidOptionsError,
+} from './errors.js';
 
 /** Basic credentials (what the Spring starter sends) or a bearer token (what the Python client sends). */
 export type Credentials = { username: string; password: string } | { token: string };
@@ -63,7 +68,7 @@ export class CoordinatorTransport {
     this.base = base;
     const credentials = opts.credentials ?? userinfo;
     const fetchFn = opts.fetch ?? globalThis.fetch?.bind(globalThis);
-    if (!fetchFn) throw new TypeError('no fetch implementation: pass the `fetch` option');
+    if (!fetchFn) throw new InvalidOptionsError('no fetch implementation: pass the `fetch` option');
     this.fetchFn = fetchFn;
     this.timeoutMs = opts.timeoutMs ?? 5000;
     this.authorization = credentials ? authorizationHeader(credentials) : undefined;
@@ -180,7 +185,8 @@ function splitBaseUrl(raw: string): { base: string; userinfo?: { username: strin
   try {
     url = new URL(raw);
   } catch {
-    throw new TypeError('coordinatorUrl is not an absolute URL');
+    // No cause: URL's TypeError keeps the raw input, credentials and all.
+    throw new InvalidOptionsError('coordinatorUrl is not an absolute URL');
   }
   let userinfo: { username: string; password: string } | undefined;
   if (url.username || url.password) {
