@@ -121,7 +121,7 @@ export async function runAssignment(
   const token = randomToken(ctx.random);
   let result: HeaderValues | null = null;
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const started = performance.now();
+    const started = ctx.monotonic();
     const read = await ctx.store.readAssignment(prefix, group, now, token, ASSIGN_LOCK_TTL_MS);
     if (read === 'busy' || !read) return result;
     const before = read.header;
@@ -130,7 +130,7 @@ export async function runAssignment(
       return before;
     }
     const ops = roundOps(ctx, read, token, now);
-    const spentMs = performance.now() - started;
+    const spentMs = ctx.monotonic() - started;
     const costly = spentMs > CHEAP_ROUND_MS;
     ops.push(
       costly

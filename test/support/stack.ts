@@ -5,7 +5,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { afterEach } from 'vitest';
 import { type CoordinatorConfig, parseConfig } from '../../src/config.js';
-import { Coordinator } from '../../src/coordinator.js';
+import { Coordinator, type CoordinatorEvent } from '../../src/coordinator.js';
 import { createApp } from '../../src/http/app.js';
 import { IoredisInspector } from '../../src/store/ioredis-inspector.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';
@@ -58,6 +58,10 @@ export interface StackOptions {
   clock?: TestClock;
   /** Share another stack's namespace (two instances on one state). */
   namespace?: string;
+  /** Receives every event the coordinator reports. */
+  onEvent?: (event: CoordinatorEvent) => void;
+  /** The coordinator's monotonic clock (what it measures its own work with). @default performance.now */
+  monotonic?: () => number;
 }
 
 /** Builds a coordinator on `backend` with test timings unless overridden. */
@@ -78,7 +82,14 @@ export function makeStack(backend: Backend, opts: StackOptions = {}): Stack {
     ownsClient: true,
     onRequest: requests.onRequest,
   });
-  const coordinator = new Coordinator({ store, config, now: clock.now, requestCount: requests.count });
+  const coordinator = new Coordinator({
+    store,
+    config,
+    now: clock.now,
+    requestCount: requests.count,
+    ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
+    ...(opts.monotonic ? { monotonic: opts.monotonic } : {}),
+  });
   const app = createApp({ coordinator, config, now: clock.now, inspector: new IoredisInspector(client) });
   const call = async (method: string, path: string, body?: unknown): Promise<TestResponse> => {
     const init: RequestInit = { method };

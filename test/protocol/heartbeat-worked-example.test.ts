@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { Driver, streamDoc } from './testing/fixtures.js';
+import { Driver } from '../support/protocol-driver.js';
 
 describe('heartbeat > worked example of PROTOCOL §3.12 (2 shards)', () => {
-  it('reproduces every step with exact epochs, versions and assignments', () => {
-    const d = new Driver(streamDoc(2));
+  it('reproduces every step with exact epochs, versions and assignments', async () => {
+    const d = await Driver.open(2);
     // create
     expect(d.group).toMatchObject({ groupEpoch: 1, assignmentEpoch: 1, metadataVersion: 1, state: 'EMPTY' });
 
     // A joins (E=0, mv=0)
-    const a1 = d.beat('A', { epoch: 0, mv: 0 });
+    const a1 = await d.beat('A', { epoch: 0, mv: 0 });
     expect(a1).toMatchObject({
       status: 'OK',
       memberEpoch: 2,
@@ -22,7 +22,7 @@ describe('heartbeat > worked example of PROTOCOL §3.12 (2 shards)', () => {
     expect(d.group.state).toBe('RECONCILING');
 
     // A sends E=2, owned [0,1]: OK, nothing bumps, STABLE
-    const a2 = d.beat('A', { epoch: 2, mv: 2, owned: [0, 1] });
+    const a2 = await d.beat('A', { epoch: 2, mv: 2, owned: [0, 1] });
     expect(a2).toMatchObject({
       status: 'OK',
       memberEpoch: 2,
@@ -34,7 +34,7 @@ describe('heartbeat > worked example of PROTOCOL §3.12 (2 shards)', () => {
     expect(d.group.state).toBe('STABLE');
 
     // B joins: group epoch 3; B's target {1} is still held by A
-    const b1 = d.beat('B', { epoch: 0, mv: 0 });
+    const b1 = await d.beat('B', { epoch: 0, mv: 0 });
     expect(b1).toMatchObject({
       status: 'OK',
       memberEpoch: 3,
@@ -48,7 +48,7 @@ describe('heartbeat > worked example of PROTOCOL §3.12 (2 shards)', () => {
     expect(d.group.state).toBe('RECONCILING');
 
     // A sends E=2, owned [0,1]: OK, memberEpoch 3, assigned [0] (shard 1 revoked by omission)
-    const a3 = d.beat('A', { epoch: 2, mv: 2, owned: [0, 1] });
+    const a3 = await d.beat('A', { epoch: 2, mv: 2, owned: [0, 1] });
     expect(a3).toMatchObject({
       status: 'OK',
       memberEpoch: 3,
@@ -58,7 +58,7 @@ describe('heartbeat > worked example of PROTOCOL §3.12 (2 shards)', () => {
     });
 
     // A sends E=3, owned [0], revoking [{1, REVOKED, 0}]: shard 1 released
-    const a4 = d.beat('A', {
+    const a4 = await d.beat('A', {
       epoch: 3,
       mv: 3,
       owned: [0],
@@ -68,7 +68,7 @@ describe('heartbeat > worked example of PROTOCOL §3.12 (2 shards)', () => {
     expect(d.member('A')).toMatchObject({ currentAssignment: [0], revoking: [], grantedAssignment: [0] });
 
     // B's next heartbeat (E=3): assigned [1]
-    const b2 = d.beat('B', { epoch: 3, mv: 3 });
+    const b2 = await d.beat('B', { epoch: 3, mv: 3 });
     expect(b2).toMatchObject({
       status: 'OK',
       memberEpoch: 3,
@@ -78,16 +78,16 @@ describe('heartbeat > worked example of PROTOCOL §3.12 (2 shards)', () => {
     });
 
     // B reports it: the group is STABLE again, still at epoch 3
-    d.beat('B', { epoch: 3, mv: 3, owned: [1] });
+    await d.beat('B', { epoch: 3, mv: 3, owned: [1] });
     expect(d.group).toMatchObject({ state: 'STABLE', groupEpoch: 3, assignmentEpoch: 3, metadataVersion: 3 });
   });
 
-  it('also releases shard 1 when A simply omits it (no revoking report)', () => {
-    const d = new Driver(streamDoc(2));
-    d.joinAndSettle('A');
-    d.beat('B', { epoch: 0, mv: 0 });
-    d.beat('A', { epoch: 2, mv: 2, owned: [0, 1] });
-    d.beat('A', { epoch: 3, mv: 3, owned: [0] });
-    expect(d.beat('B', { epoch: 3, mv: 3 }).assignedShards).toEqual([1]);
+  it('also releases shard 1 when A simply omits it (no revoking report)', async () => {
+    const d = await Driver.open(2);
+    await d.joinAndSettle('A');
+    await d.beat('B', { epoch: 0, mv: 0 });
+    await d.beat('A', { epoch: 2, mv: 2, owned: [0, 1] });
+    await d.beat('A', { epoch: 3, mv: 3, owned: [0] });
+    expect((await d.beat('B', { epoch: 3, mv: 3 })).assignedShards).toEqual([1]);
   });
 });

@@ -1,37 +1,37 @@
 import { describe, expect, it } from 'vitest';
-import { durablyEqual, housekeepGroup, newlyExpired, reconcileGroup } from './housekeeping.js';
-import { CONFIG, Driver, deepFreeze, streamDoc } from './testing/fixtures.js';
+import { durablyEqual, housekeepGroup, newlyExpired, reconcileGroup } from '../../src/core/housekeeping.js';
+import { CONFIG, Driver, deepFreeze } from '../support/protocol-driver.js';
 
 /** A on [0,1], B on [2,3] of 4 shards, epochs 3, STABLE. */
-function twoSettled(): Driver {
-  const d = new Driver(streamDoc(4));
-  d.joinAndSettle('A');
-  d.beat('B', { epoch: 0, mv: 0 });
-  const a = d.beat('A', { epoch: 2, mv: 2, owned: [0, 1, 2, 3] });
-  d.beat('A', { epoch: 3, mv: 3, owned: a.assignedShards });
-  const b = d.beat('B', { epoch: 3, mv: 3 });
-  d.beat('B', { epoch: 3, mv: 3, owned: b.assignedShards });
+async function twoSettled(): Promise<Driver> {
+  const d = await Driver.open(4);
+  await d.joinAndSettle('A');
+  await d.beat('B', { epoch: 0, mv: 0 });
+  const a = await d.beat('A', { epoch: 2, mv: 2, owned: [0, 1, 2, 3] });
+  await d.beat('A', { epoch: 3, mv: 3, owned: a.assignedShards });
+  const b = await d.beat('B', { epoch: 3, mv: 3 });
+  await d.beat('B', { epoch: 3, mv: 3, owned: b.assignedShards });
   return d;
 }
 
 describe('housekeeping > sweep pass', () => {
-  it('returns the very same object when nothing is due', () => {
-    const d = twoSettled();
+  it('returns the very same object when nothing is due', async () => {
+    const d = await twoSettled();
     const group = deepFreeze(structuredClone(d.group));
     d.advance(5000);
     expect(housekeepGroup({ stream: d.stream, group, config: CONFIG, now: d.now })).toBe(group);
   });
 
-  it('is idempotent at one instant', () => {
-    const d = twoSettled();
+  it('is idempotent at one instant', async () => {
+    const d = await twoSettled();
     d.advance(CONFIG.memberLeaseTtlMs + 1);
     const once = housekeepGroup({ stream: d.stream, group: d.group, config: CONFIG, now: d.now });
     expect(once).not.toBe(d.group);
     expect(housekeepGroup({ stream: d.stream, group: once, config: CONFIG, now: d.now })).toBe(once);
   });
 
-  it('expires silent members, reports them for the commit re-check, and leaves the input untouched', () => {
-    const d = twoSettled();
+  it('expires silent members, reports them for the commit re-check, and leaves the input untouched', async () => {
+    const d = await twoSettled();
     const before = deepFreeze(structuredClone(d.group));
     d.advance(CONFIG.memberLeaseTtlMs + 1);
     const after = housekeepGroup({ stream: d.stream, group: before, config: CONFIG, now: d.now });
@@ -43,19 +43,19 @@ describe('housekeeping > sweep pass', () => {
     expect(newlyExpired(after, after)).toEqual([]);
   });
 
-  it('does not touch an open metadata-correction round', () => {
-    const d = twoSettled();
-    d.group = { ...d.group, metadataVersion: 2 };
-    d.beat('A', { epoch: 3, mv: 3, owned: [0, 1] });
+  it('does not touch an open metadata-correction round', async () => {
+    const d = await twoSettled();
+    await d.arrange((g) => ({ ...g, metadataVersion: 2 }));
+    await d.beat('A', { epoch: 3, mv: 3, owned: [0, 1] });
     const round = d.group.metadataCorrection;
     d.advance(1000);
-    expect(d.housekeep().metadataCorrection).toEqual(round);
+    expect((await d.housekeep()).metadataCorrection).toEqual(round);
   });
 });
 
 describe('housekeeping > reconcile after a shard-count change', () => {
-  it('retargets over the new assignable set without bumping, and starts rebalance deadlines', () => {
-    const d = twoSettled();
+  it('retargets over the new assignable set without bumping, and starts rebalance deadlines', async () => {
+    const d = await twoSettled();
     const stream = { ...d.stream, shardCount: 2 };
     const bumped = {
       ...d.group,
@@ -69,25 +69,25 @@ describe('housekeeping > reconcile after a shard-count change', () => {
     expect(g.members.B?.rebalanceDeadlineAt).toBe(d.now + CONFIG.rebalanceTimeoutMs);
   });
 
-  it('returns the same object when nothing changes', () => {
-    const d = twoSettled();
+  it('returns the same object when nothing changes', async () => {
+    const d = await twoSettled();
     expect(reconcileGroup(d.stream, d.group, CONFIG, d.now)).toBe(d.group);
   });
 });
 
 describe('housekeeping > durable equality', () => {
-  it('ignores leases, heartbeat times, progress and the group updatedAt', () => {
-    const d = twoSettled();
+  it('ignores leases, heartbeat times, progress and the group updatedAt', async () => {
+    const d = await twoSettled();
     const a = d.group;
     d.advance(2000);
-    d.beat('A', { epoch: 3, mv: 3, owned: [0, 1], progress: [0] });
+    await d.beat('A', { epoch: 3, mv: 3, owned: [0, 1], progress: [0] });
     expect(d.group.members.A?.lastHeartbeatAt).not.toBe(a.members.A?.lastHeartbeatAt);
     expect(durablyEqual(a, d.group)).toBe(true);
     expect(durablyEqual(a, { ...d.group, updatedAt: 1 })).toBe(true);
   });
 
-  it('sees every other change', () => {
-    const d = twoSettled();
+  it('sees every other change', async () => {
+    const d = await twoSettled();
     const a = d.group;
     const granted = structuredClone(a);
     granted.members.A!.grantedAssignment = [0];

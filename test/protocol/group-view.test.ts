@@ -1,23 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { assignmentSummaries, invariantViolations, observedAt } from './group-view.js';
-import { Driver, streamDoc } from './testing/fixtures.js';
+import { assignmentSummaries, invariantViolations, observedAt } from '../../src/core/group-view.js';
+import { Driver } from '../support/protocol-driver.js';
 
 /** A settled on [0,1]; B joined with shard 1 pending. */
-function handover(): Driver {
-  const d = new Driver(streamDoc(2));
-  d.joinAndSettle('A');
-  d.beat('B', { epoch: 0, mv: 0 });
+async function handover(): Promise<Driver> {
+  const d = await Driver.open(2);
+  await d.joinAndSettle('A');
+  await d.beat('B', { epoch: 0, mv: 0 });
   return d;
 }
 
 describe('group view > invariant violations (PROTOCOL §2.9)', () => {
-  it('reports nothing for a consistent group, also mid-handover', () => {
-    const d = handover();
+  it('reports nothing for a consistent group, also mid-handover', async () => {
+    const d = await handover();
     expect(invariantViolations(d.stream, d.group)).toEqual([]);
   });
 
-  it('reports targets of unknown members, shards without or with duplicate target owners, and an epoch mismatch', () => {
-    const d = handover();
+  it('reports targets of unknown members, shards without or with duplicate target owners, and an epoch mismatch', async () => {
+    const d = await handover();
     const g = { ...d.group, targetAssignments: { A: [0], B: [0], Z: [] }, assignmentEpoch: 2 };
     expect(invariantViolations(d.stream, g)).toEqual([
       'target assignment references unknown member Z',
@@ -27,21 +27,21 @@ describe('group view > invariant violations (PROTOCOL §2.9)', () => {
     ]);
   });
 
-  it('reports a shard held by two members', () => {
-    const d = handover();
+  it('reports a shard held by two members', async () => {
+    const d = await handover();
     d.group.members.B = { ...d.member('B'), grantedAssignment: [1] };
     expect(invariantViolations(d.stream, d.group)).toEqual([
       'shard ShardId(shardIndex=1) is held by more than one member [A, B]',
     ]);
   });
 
-  it('checks "no target owner" only when some member is ACTIVE, over the consumable set', () => {
-    const d = new Driver({
-      ...streamDoc(2),
-      removedShards: [{ shard: 2, state: 'DRAINING', reason: null, updatedAt: 0 }],
-    });
+  it('checks "no target owner" only when some member is ACTIVE, over the consumable set', async () => {
+    const d = await Driver.open(3);
+    await d.produce(2); // an entry nobody read keeps the removed shard draining
+    await d.scale(2);
+    expect(d.stream.removedShards).toMatchObject([{ shard: 2, state: 'DRAINING' }]);
     expect(invariantViolations(d.stream, d.group)).toEqual([]);
-    d.joinAndSettle('A');
+    await d.joinAndSettle('A');
     expect(d.group.targetAssignments).toEqual({ A: [0, 1, 2] });
     d.group.targetAssignments = { A: [0, 1] };
     expect(invariantViolations(d.stream, d.group)).toEqual([
@@ -51,23 +51,23 @@ describe('group view > invariant violations (PROTOCOL §2.9)', () => {
 });
 
 describe('group view > assignment summaries (PROTOCOL §2.2)', () => {
-  it('counts targets of every live member and current shards of live and leaving holders', () => {
-    const d = handover();
+  it('counts targets of every live member and current shards of live and leaving holders', async () => {
+    const d = await handover();
     expect(assignmentSummaries(d.group)).toEqual({ target: { A: 1, B: 1 }, current: { A: 2 } });
-    d.beat('A', { epoch: -1, mv: 3, revoking: [{ shard: 0, state: 'DRAINING' }] });
+    await d.beat('A', { epoch: -1, mv: 3, revoking: [{ shard: 0, state: 'DRAINING' }] });
     expect(assignmentSummaries(d.group)).toEqual({ target: { B: 2 }, current: {} });
   });
 });
 
 describe('group view > as observed now', () => {
-  it('shows a live member whose lease lapsed as EXPIRED, out of the current owners, its record kept', () => {
-    const d = new Driver(streamDoc(4));
-    const last = { A: d.joinAndSettle('A'), B: d.joinAndSettle('B') };
+  it('shows a live member whose lease lapsed as EXPIRED, out of the current owners, its record kept', async () => {
+    const d = await Driver.open(4);
+    const last = { A: await d.joinAndSettle('A'), B: await d.joinAndSettle('B') };
     // A hands two shards over to B: both then hold two.
     for (let round = 0; round < 3; round++) {
       for (const id of ['A', 'B'] as const) {
         const a = last[id];
-        last[id] = d.beat(id, { epoch: a.memberEpoch, mv: a.metadataVersion, owned: a.assignedShards });
+        last[id] = await d.beat(id, { epoch: a.memberEpoch, mv: a.metadataVersion, owned: a.assignedShards });
       }
     }
     expect(d.member('B').currentAssignment).toHaveLength(2);
@@ -87,9 +87,9 @@ describe('group view > as observed now', () => {
     expect(d.member('A').state).toBe('ACTIVE');
   });
 
-  it('derives the group state from what is left live (every lease lapsed → EMPTY)', () => {
-    const d = new Driver(streamDoc(2));
-    d.joinAndSettle('A');
+  it('derives the group state from what is left live (every lease lapsed → EMPTY)', async () => {
+    const d = await Driver.open(2);
+    await d.joinAndSettle('A');
     expect(d.group.state).toBe('STABLE');
     const seen = observedAt(d.group, d.member('A').memberLeaseExpiresAt + 1);
     expect(seen.state).toBe('EMPTY');

@@ -1,21 +1,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isCoordinatorError } from './errors.js';
-import { heartbeatKey } from './fast-path.js';
-import { decideHeartbeat } from './member-heartbeat.js';
-import { holdsMemberId, isSharedMemberId } from './member-instance.js';
-import { streamViewOf, viewFromGroup } from './member-view.js';
-import type { MemberRecord } from './model.js';
-import { CONFIG, Driver, hb, streamDoc } from './testing/fixtures.js';
+import { isCoordinatorError } from '../../src/core/errors.js';
+import { heartbeatKey } from '../../src/core/fast-path.js';
+import { decideHeartbeat } from '../../src/core/member-heartbeat.js';
+import { holdsMemberId, isSharedMemberId } from '../../src/core/member-instance.js';
+import { streamViewOf, viewFromGroup } from '../../src/core/member-view.js';
+import type { MemberRecord } from '../../src/core/model.js';
+import { CONFIG, Driver, hb } from '../support/protocol-driver.js';
 
 const X = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const Y = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
 
 /** A joined by instance X and settled on both shards of a 2-shard stream (epoch 2). */
-function heldByX(): Driver {
-  const d = new Driver(streamDoc(2));
-  const joined = d.beat('A', { epoch: 0, mv: 0, instance: X });
-  d.beat('A', {
+async function heldByX(): Promise<Driver> {
+  const d = await Driver.open(2);
+  const joined = await d.beat('A', { epoch: 0, mv: 0, instance: X });
+  await d.beat('A', {
     epoch: joined.memberEpoch,
     mv: joined.metadataVersion,
     owned: joined.assignedShards,
@@ -25,10 +25,10 @@ function heldByX(): Driver {
 }
 
 /** Runs `fn`, expecting the 409 MEMBER_ID_IN_USE refusal. */
-function expectRefused(fn: () => unknown): void {
+async function expectRefused(fn: () => Promise<unknown>): Promise<void> {
   let thrown: unknown = null;
   try {
-    fn();
+    await fn();
   } catch (e) {
     thrown = e;
   }
@@ -42,74 +42,76 @@ function expectRefused(fn: () => unknown): void {
 }
 
 describe('heartbeat > one process per member id (issue 11 point 7)', () => {
-  it('stores the instance id of the joining process with the member record', () => {
-    expect(heldByX().member('A').memberInstanceId).toBe(X);
+  it('stores the instance id of the joining process with the member record', async () => {
+    expect((await heldByX()).member('A').memberInstanceId).toBe(X);
   });
 
-  it('refuses another instance of a live member, on a join and on a steady heartbeat, writing nothing', () => {
-    const d = heldByX();
+  it('refuses another instance of a live member, on a join and on a steady heartbeat, writing nothing', async () => {
+    const d = await heldByX();
     const before = structuredClone(d.group);
-    expectRefused(() => d.beat('A', { epoch: 0, mv: 0, instance: Y }));
-    expectRefused(() => d.beat('A', { epoch: 2, mv: 2, owned: [0, 1], instance: Y }));
+    await expectRefused(() => d.beat('A', { epoch: 0, mv: 0, instance: Y }));
+    await expectRefused(() => d.beat('A', { epoch: 2, mv: 2, owned: [0, 1], instance: Y }));
     expect(d.group).toEqual(before);
     // The live holder is unaffected.
-    expect(d.beat('A', { epoch: 2, mv: 2, owned: [0, 1], instance: X })).toMatchObject({
+    expect(await d.beat('A', { epoch: 2, mv: 2, owned: [0, 1], instance: X })).toMatchObject({
       status: 'OK',
       assignedShards: [0, 1],
     });
   });
 
-  it('accepts the same instance, and a heartbeat without the field (reference clients) as before', () => {
-    const d = heldByX();
-    expect(d.beat('A', { epoch: 2, mv: 2, owned: [0, 1], instance: X }).status).toBe('OK');
-    expect(d.beat('A', { epoch: 2, mv: 2, owned: [0, 1] }).status).toBe('OK');
+  it('accepts the same instance, and a heartbeat without the field (reference clients) as before', async () => {
+    const d = await heldByX();
+    expect((await d.beat('A', { epoch: 2, mv: 2, owned: [0, 1], instance: X })).status).toBe('OK');
+    expect((await d.beat('A', { epoch: 2, mv: 2, owned: [0, 1] })).status).toBe('OK');
     // The reference's own guard still answers an epoch-0 request from a holder.
-    expect(d.beat('A', { epoch: 0, mv: 0 }).status).toBe('INVALID_REQUEST');
+    expect((await d.beat('A', { epoch: 0, mv: 0 })).status).toBe('INVALID_REQUEST');
     expect(d.member('A').memberInstanceId).toBe(X);
   });
 
-  it('adopts the first instance id seen for a record without one, then refuses others', () => {
-    const d = new Driver(streamDoc(2));
-    const joined = d.beat('A', { epoch: 0, mv: 0 });
+  it('adopts the first instance id seen for a record without one, then refuses others', async () => {
+    const d = await Driver.open(2);
+    const joined = await d.beat('A', { epoch: 0, mv: 0 });
     expect(d.member('A').memberInstanceId).toBeUndefined();
-    d.beat('A', { epoch: joined.memberEpoch, mv: joined.metadataVersion, instance: X });
+    await d.beat('A', { epoch: joined.memberEpoch, mv: joined.metadataVersion, instance: X });
     expect(d.member('A').memberInstanceId).toBe(X);
-    expectRefused(() => d.beat('A', { epoch: 0, mv: 0, instance: Y }));
+    await expectRefused(() => d.beat('A', { epoch: 0, mv: 0, instance: Y }));
   });
 
-  it('lets a new instance join after the holder left, and refuses the old one coming back', () => {
-    const d = heldByX();
-    d.beat('A', {
+  it('lets a new instance join after the holder left, and refuses the old one coming back', async () => {
+    const d = await heldByX();
+    await d.beat('A', {
       epoch: -1,
       mv: 2,
       revoking: [0, 1].map((shard) => ({ shard, state: 'REVOKED' as const })),
     });
-    const joined = d.beat('A', { epoch: 0, mv: 0, instance: Y });
+    const joined = await d.beat('A', { epoch: 0, mv: 0, instance: Y });
     expect(joined.status).toBe('OK');
     expect(d.member('A').memberInstanceId).toBe(Y);
-    expectRefused(() => d.beat('A', { epoch: 2, mv: 2, owned: [0, 1], instance: X }));
+    await expectRefused(() => d.beat('A', { epoch: 2, mv: 2, owned: [0, 1], instance: X }));
   });
 
-  it('lets a new instance join once the holder’s lease ran out (crash-restart with a fixed id)', () => {
-    const d = heldByX();
+  it('lets a new instance join once the holder’s lease ran out (crash-restart with a fixed id)', async () => {
+    const d = await heldByX();
     d.advance(CONFIG.memberLeaseTtlMs - 1);
-    expectRefused(() => d.beat('A', { epoch: 0, mv: 0, instance: Y }));
+    await expectRefused(() => d.beat('A', { epoch: 0, mv: 0, instance: Y }));
     d.advance(2);
-    expect(d.beat('A', { epoch: 0, mv: 0, instance: Y }).status).toBe('OK');
+    expect((await d.beat('A', { epoch: 0, mv: 0, instance: Y })).status).toBe('OK');
     expect(d.member('A')).toMatchObject({ state: 'ACTIVE', memberInstanceId: Y });
-    expectRefused(() => d.beat('A', { epoch: 2, mv: 2, owned: [0, 1], instance: X }));
+    await expectRefused(() => d.beat('A', { epoch: 2, mv: 2, owned: [0, 1], instance: X }));
   });
 
-  it('refuses another instance while a blocking fence holds the shards, accepts it once the fence lapsed', () => {
-    const d = heldByX();
-    expect(d.beat('A', { epoch: 1, mv: 2, owned: [0, 1], instance: X }).status).toBe('FENCED_MEMBER_EPOCH');
+  it('refuses another instance while a blocking fence holds the shards, accepts it once the fence lapsed', async () => {
+    const d = await heldByX();
+    expect((await d.beat('A', { epoch: 1, mv: 2, owned: [0, 1], instance: X })).status).toBe(
+      'FENCED_MEMBER_EPOCH',
+    );
     expect(d.member('A')).toMatchObject({ state: 'FENCED', fence: 'BLOCKING' });
-    expectRefused(() => d.beat('A', { epoch: 0, mv: 0, instance: Y }));
+    await expectRefused(() => d.beat('A', { epoch: 0, mv: 0, instance: Y }));
     d.advance(CONFIG.memberLeaseTtlMs + 1);
-    expect(d.beat('A', { epoch: 0, mv: 0, instance: Y }).status).toBe('OK');
+    expect((await d.beat('A', { epoch: 0, mv: 0, instance: Y })).status).toBe('OK');
   });
 
-  it('never lets two instances match one fast-path key', () => {
+  it('never lets two instances match one fast-path key', async () => {
     const req = { epoch: 2, mv: 2, owned: [0, 1] };
     expect(heartbeatKey(hb('A', { ...req, instance: X }))).not.toBe(
       heartbeatKey(hb('A', { ...req, instance: Y })),
@@ -117,8 +119,10 @@ describe('heartbeat > one process per member id (issue 11 point 7)', () => {
     expect(heartbeatKey(hb('A', { ...req, instance: X }))).not.toBe(heartbeatKey(hb('A', req)));
   });
 
-  it('refuses exactly another instance of a record that still holds the id (property)', () => {
+  it('refuses exactly another instance of a record that still holds the id (property)', async () => {
     const states = ['ACTIVE', 'LEAVING', 'EXPIRED', 'FENCED'] as const;
+    // The decision is pure: the held state comes from the production path once, each run edits a copy.
+    const d = await heldByX();
     fc.assert(
       fc.property(
         fc.constantFrom(...states),
@@ -128,7 +132,6 @@ describe('heartbeat > one process per member id (issue 11 point 7)', () => {
         fc.constantFrom(X, Y, undefined),
         fc.constantFrom(0, 2, -1),
         (state, fence, leaseOffset, storedId, requestId, epoch) => {
-          const d = heldByX();
           const now = d.now;
           const stored: MemberRecord = {
             ...d.member('A'),
@@ -138,7 +141,8 @@ describe('heartbeat > one process per member id (issue 11 point 7)', () => {
           };
           delete stored.memberInstanceId;
           if (storedId) stored.memberInstanceId = storedId;
-          d.group.members.A = stored;
+          const group = structuredClone(d.group);
+          group.members.A = stored;
           const request = hb('A', { epoch, mv: 2, ...(requestId ? { instance: requestId } : {}) });
           const holds =
             now <= stored.memberLeaseExpiresAt &&
@@ -146,7 +150,7 @@ describe('heartbeat > one process per member id (issue 11 point 7)', () => {
           const conflict = !!storedId && !!requestId && storedId !== requestId && holds;
           expect(holdsMemberId(stored, now)).toBe(holds);
           expect(isSharedMemberId(stored, request, now)).toBe(conflict);
-          const view = viewFromGroup(streamViewOf(d.stream), d.group, 'A');
+          const view = viewFromGroup(streamViewOf(d.stream), group, 'A');
           let decision: ReturnType<typeof decideHeartbeat> | null = null;
           try {
             decision = decideHeartbeat(view, request, CONFIG, now);
