@@ -22,7 +22,7 @@ import { ioNeeded, preparingMigration, type ReshardIo, streamPass } from '../res
 import { processStreamHeartbeat } from '../stream-heartbeat.js';
 import { activeMigrationOf, type StreamState } from '../stream-state.js';
 import { CONFIG, T0 } from './fixtures.js';
-import { adopt, type Client, leaveRequest, newClient, requestOf } from './sim-client.js';
+import { adopt, type Client, leaveRequest, newClient, requestOf } from '../../../test/support/sim-client.js';
 
 /** One modelled shard stream: entries ever added, and per consumer group how far it got. */
 export interface ModelShard {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CONFIG } from './testing/fixtures.js';
-import { type SimAction, World } from './testing/sim.js';
+import { CONFIG } from '../support/protocol-driver.js';
+import { type SimAction, World } from '../support/protocol-world.js';
 
 const CLIENTS = 5;
 const client = fc.integer({ min: 0, max: CLIENTS - 1 });
@@ -63,41 +63,41 @@ const configs = fc.constantFrom(CONFIG, {
 const SETTLE_ROUNDS = 14;
 
 describe('protocol > simulated groups (property)', () => {
-  it('keeps single ownership and revoke-before-assign at every step, and converges to a balanced, stable group', () => {
+  it('keeps single ownership and revoke-before-assign at every step, and converges to a balanced, stable group', async () => {
     let fastPathHits = 0;
-    fc.assert(
-      fc.property(
+    await fc.assert(
+      fc.asyncProperty(
         configs,
         fc.integer({ min: 1, max: 8 }),
         fc.array(action, { minLength: 1, maxLength: 40, size: 'max' }),
-        (config, shardCount, actions) => {
-          const w = new World(shardCount, CLIENTS, config);
-          for (const a of actions) w.apply(a);
-          w.settle(SETTLE_ROUNDS);
+        async (config, shardCount, actions) => {
+          const w = await World.open(shardCount, CLIENTS, config);
+          for (const a of actions) await w.apply(a);
+          await w.settle(SETTLE_ROUNDS);
           w.checkStable();
-          w.checkSteadyFastPath();
+          await w.checkSteadyFastPath();
           fastPathHits += w.fastPathHits;
         },
       ),
       { numRuns: 250 },
     );
-    // The fast-path model was exercised, not vacuously skipped.
+    // The fast path was exercised, not vacuously skipped.
     expect(fastPathHits).toBeGreaterThan(0);
-  });
+  }, 180_000);
 
-  it('lets every member join a fresh group and settle within a few rounds', () => {
-    fc.assert(
-      fc.property(
+  it('lets every member join a fresh group and settle within a few rounds', async () => {
+    await fc.assert(
+      fc.asyncProperty(
         fc.integer({ min: 1, max: 8 }),
         fc.integer({ min: 1, max: CLIENTS }),
-        (shardCount, members) => {
-          const w = new World(shardCount, CLIENTS);
-          for (let i = 0; i < members; i++) w.apply({ kind: 'start', client: i, drainBeats: i % 2 });
-          for (let r = 0; r < 4; r++) w.apply({ kind: 'round' });
+        async (shardCount, members) => {
+          const w = await World.open(shardCount, CLIENTS);
+          for (let i = 0; i < members; i++) await w.apply({ kind: 'start', client: i, drainBeats: i % 2 });
+          for (let r = 0; r < 4; r++) await w.apply({ kind: 'round' });
           w.checkStable();
         },
       ),
       { numRuns: 50 },
     );
-  });
+  }, 60_000);
 });

@@ -3,7 +3,7 @@
  * assigned shards on OK, stop and report revoked shards, drop everything and rejoin with
  * epoch 0 when fenced or unknown).
  */
-import type { HeartbeatInput, HeartbeatOutput } from '../heartbeat-types.js';
+import type { HeartbeatInput, HeartbeatOutput } from '../../src/core/heartbeat-types.js';
 
 /** One consumer process as the coordinator sees it through its heartbeats. */
 export interface Client {
@@ -40,18 +40,18 @@ export function newClient(id: string): Client {
 }
 
 /** The graceful-leave heartbeat: epoch -1, every owned or draining shard reported REVOKED. */
-export function leaveRequest(c: Client, now: number): HeartbeatInput {
+export function leaveRequest(c: Client, now: number, prefix = 'orders'): HeartbeatInput {
   const revoking = [...c.owned, ...Object.keys(c.draining).map(Number)].map((shard) => ({
     shard,
     state: 'REVOKED' as const,
     inFlight: 0,
     ackedAt: null,
   }));
-  return { ...requestOf(c, now), memberEpoch: -1, revokingShards: revoking, shardProgress: [] };
+  return { ...requestOf(c, now, prefix), memberEpoch: -1, revokingShards: revoking, shardProgress: [] };
 }
 
 /** The heartbeat a client sends next (PROTOCOL §7 starter-like: owned shards, revoke reports, progress). */
-export function requestOf(c: Client, now: number): HeartbeatInput {
+export function requestOf(c: Client, now: number, prefix = 'orders'): HeartbeatInput {
   return {
     protocolVersion: 1,
     requestId: `${c.id}@${now}`,
@@ -71,7 +71,7 @@ export function requestOf(c: Client, now: number): HeartbeatInput {
     })),
     shardProgress: c.owned.map((s) => ({
       shard: s,
-      streamKey: `orders:${s}`,
+      streamKey: `${prefix}:${s}`,
       lastDeliveredId: `${now}-0`,
       lastAckedId: `${now}-0`,
       pendingCount: 0,
