@@ -90,7 +90,6 @@ export function criticalOptions(ctx: Ctx, lockWaitMs: number, maxAttempts = 5): 
     lockWaitMs,
     lockTtlMs: ctx.config.lockTtlMs,
     maxAttempts,
-    protocol: ctx.protocol,
     random: ctx.random,
     clock: ctx.now,
     onCommit: (ok) => ctx.emit({ type: 'commit', ok, scope: 'stream' }),

@@ -29,7 +29,7 @@ import { shardKey } from '../store/keys.js';
 import { audit, checkNames, groupNotFound, inBatches, readGroup } from './admin.js';
 import { type Ctx, criticalOptions, errorText } from './context.js';
 import { refuseExistingShardKeys, refuseForeignShardKeys, unownedNewShards } from './shard-keys.js';
-import { assignGroups, bumpedGroups, readStream, streamChange } from './stream-plans.js';
+import { assignGroups, bumpedGroups, streamChange } from './stream-plans.js';
 import { maintainStream } from './sweep.js';
 
 /** Resharding passes one call makes at most (a pass that starts retirements is followed by one that runs them). */
@@ -153,7 +153,7 @@ export async function migrationsOverview(
   group: string,
 ): Promise<MigrationsOverview> {
   checkNames(prefix, group);
-  const s = await readStream(ctx, prefix, 'all');
+  const s = await ctx.store.load(prefix, 'all');
   if (!s || !own(s.groups, group)) throw groupNotFound(prefix, group);
   const now = ctx.now();
   const { stream } = s;
@@ -197,7 +197,7 @@ async function provisionAndActivate(
 ): Promise<{ stream: StreamDoc; migration: Migration }> {
   const provisioned = new Set<string>();
   for (let attempt = 0; attempt < MAX_PASSES; attempt++) {
-    const snap = await readStream(ctx, prefix, []);
+    const snap = await ctx.store.load(prefix, []);
     if (!snap) throw streamNotFound(prefix);
     const m = preparingMigration(snap.stream);
     if (!m || m.reshardingId !== reshardingId) return currentMigration(snap.stream, reshardingId, prefix);

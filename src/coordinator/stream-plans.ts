@@ -9,7 +9,7 @@ import { own } from '../core/dict.js';
 import type { GroupDoc, StreamDoc } from '../core/model.js';
 import type { StreamState } from '../core/stream-state.js';
 import type { StreamHead } from '../store/records.js';
-import type { StreamPlan, StreamSnapshot } from '../store/store.js';
+import type { StreamPlan } from '../store/store.js';
 import { streamHeadOf } from '../store/stream-head.js';
 import type { Ctx } from './context.js';
 import { runAssignment } from './group-steps.js';
@@ -61,13 +61,4 @@ export async function assignGroups(
   now: number,
 ): Promise<void> {
   for (const g of groups) await runAssignment(ctx, prefix, g, now);
-}
-
-/** A whole read of the stream and `groups` (null when the stream does not exist). */
-export function readStream(
-  ctx: Ctx,
-  prefix: string,
-  groups: string[] | 'all',
-): Promise<StreamSnapshot | null> {
-  return ctx.store.load(prefix, groups);
 }

@@ -11,7 +11,6 @@
  * commit) is kept here too, under the mutex, around the commits that create or delete a stream.
  */
 import { CoordinatorError, isCoordinatorError } from '../core/errors.js';
-import type { ProtocolConfig } from '../core/model.js';
 import { streamLimitReached } from '../core/quotas.js';
 import { holdLock, type LockWaitOptions, mutexLost, randomToken } from './lock-lease.js';
 import type { CommitOutcome, Store, StreamPlan, StreamSnapshot } from './store.js';
@@ -22,11 +21,6 @@ export { acquireLock, holdLock, LockBusyError, randomToken } from './lock-lease.
 export interface CriticalSectionOptions extends LockWaitOptions {
   /** Commit attempts before answering STATE_VERSION_CONFLICT. @default 5 */
   maxAttempts: number;
-  /**
-   * Protocol timings. The section itself does not read them (they served the in-place upgrade of
-   * layout-1 streams, which are now refused); the callers building these options still pass them.
-   */
-  protocol: ProtocolConfig;
   /** Told whether each commit applied. @default no-op */
   onCommit?: (ok: boolean) => void;
   /** Streams the index may list at most; a create beyond is refused before its commit. @default 0 (none) */

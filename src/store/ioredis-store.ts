@@ -166,10 +166,6 @@ export class IoredisStore extends ScriptStore implements Store, Required<ShardOp
     return redisFailure(err);
   }
 
-  protected async deleteKeys(keys: string[]): Promise<void> {
-    await this.call(() => this.client.del(...keys));
-  }
-
   async listStreams(): Promise<string[]> {
     const members = await this.call(() => this.client.smembers(streamsIndexKey(this.ns)));
     return members.sort();

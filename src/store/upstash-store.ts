@@ -54,10 +54,6 @@ export class UpstashStore extends ScriptStore implements Store, Required<ShardOp
     }
   }
 
-  protected async deleteKeys(keys: string[]): Promise<void> {
-    await this.call(() => this.client.del(...keys));
-  }
-
   async listStreams(): Promise<string[]> {
     const members = await this.call(() => this.client.smembers<string[]>(streamsIndexKey(this.ns)));
     return (Array.isArray(members) ? members.map(String) : []).sort();

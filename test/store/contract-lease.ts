@@ -16,12 +16,7 @@ import type { ContractTarget, StoreCapabilities } from './contract.js';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-const protocol = {
-  heartbeatIntervalMs: 500,
-  memberLeaseTtlMs: 3000,
-  rebalanceTimeoutMs: 10_000,
-  staleMemberRetentionMs: 600_000,
-};
+const protocol = { heartbeatIntervalMs: 500 };
 
 function createPlan(prefix: string) {
   const doc: StreamDoc = {
@@ -55,7 +50,6 @@ export function defineLeaseContract(get: () => ContractTarget, caps: StoreCapabi
       lockWaitMs: 5000,
       lockTtlMs,
       maxAttempts: 3,
-      protocol,
     });
 
     // The contender shares the section's connection: only then is an acquire sent before the commit
