@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import {
+  FakeCoordinator,
+  type FakeOptions,
+  snapshotFixture,
+  testConfig,
+} from '../../test/support/http-fakes.js';
 import { assignmentSummaries, invariantViolations } from '../core/group-view.js';
 import { HEARTBEAT_STATUSES, type HeartbeatStatus } from '../core/model.js';
 import { redisSlot } from '../routing/slot.js';
 import { type AppDeps, createApp } from './app.js';
-import { FakeCoordinator, type FakeOptions, snapshotFixture, testConfig } from './test-fakes.js';
 
 const BASE = '/coord/v1';
 

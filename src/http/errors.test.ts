@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { FakeCoordinator, testConfig } from '../../test/support/http-fakes.js';
 import { CoordinatorError, ERROR_STATUS, type ErrorCode } from '../core/errors.js';
 import { createApp } from './app.js';
 import { INTERNAL_ERROR_MESSAGE } from './errors.js';
-import { FakeCoordinator, testConfig } from './test-fakes.js';
 
 const STATUS_NAME: Record<number, string> = {
   400: 'BAD_REQUEST',

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { testConfig } from '../../test/support/http-fakes.js';
 import { CoordinatorError } from '../core/errors.js';
 import type { HeartbeatInput, HeartbeatOutput } from '../core/heartbeat-types.js';
 import { runHeartbeatBatch } from './heartbeat-batch.js';
 import { toHeartbeatInput } from './routes/members.js';
 import type { HeartbeatRequestBody } from './schemas.js';
-import { testConfig } from './test-fakes.js';
 
 const item = (memberId: string): HeartbeatRequestBody => ({
   protocolVersion: 1,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { FakeCoordinator, testConfig } from '../../test/support/http-fakes.js';
 import { createApp } from './app.js';
-import { FakeCoordinator, testConfig } from './test-fakes.js';
 
 const BASE = '/coord/v1';
 const HB = `${BASE}/streams/orders/groups/orders/members/m-1/heartbeat`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memberFixture, snapshotFixture } from './test-fakes.js';
+import { memberFixture, snapshotFixture } from '../../test/support/http-fakes.js';
 import { assignmentsView, healthView, isoDuration, isoInstant, membersView, routingView } from './views.js';
 
 describe('http > views', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { parseExposition, sampleValue } from '../../test/support/exposition.js';
 import { CoordinatorMetrics } from './coordinator-metrics.js';
-import { parseExposition, sampleValue } from './test-exposition.js';
 
 describe('metrics > coordinator events', () => {
   it('counts mutex attempts: at once, busy, and the wait of one taken after waiting', async () => {

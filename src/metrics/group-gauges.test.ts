@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memberFixture, snapshotFixture } from '../http/test-fakes.js';
+import { memberFixture, snapshotFixture } from '../../test/support/http-fakes.js';
 import { groupGauges } from './group-gauges.js';
 
 describe('metrics > state gauges from metadata', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { parseExposition, sampleValue } from '../../test/support/exposition.js';
 import { MetricsRegistry } from './registry.js';
-import { parseExposition, sampleValue } from './test-exposition.js';
 
 describe('metrics > text exposition', () => {
   it('renders HELP and TYPE before the samples of each metric, in registration order', async () => {

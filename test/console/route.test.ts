@@ -8,7 +8,7 @@ import { parseConfig } from '../../src/config.js';
 import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_JS } from '../../src/console/assets.js';
 import { createApp } from '../../src/http/app.js';
 import { CONSOLE_CSP } from '../../src/http/routes/console.js';
-import { FakeCoordinator } from '../../src/http/test-fakes.js';
+import { FakeCoordinator } from '../support/http-fakes.js';
 
 const app = createApp({
   coordinator: new FakeCoordinator(),

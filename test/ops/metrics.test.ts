@@ -5,12 +5,7 @@
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { type RunningServer, startServer } from '../../node/server.js';
 import { ConfigError, parseConfig } from '../../src/config.js';
-import {
-  type Exposition,
-  parseExposition,
-  sampleSum,
-  sampleValue,
-} from '../../src/metrics/test-exposition.js';
+import { type Exposition, parseExposition, sampleSum, sampleValue } from '../support/exposition.js';
 import { uniquePrefix } from '../support/redis.js';
 import { heartbeatBody } from '../support/stack.js';
 

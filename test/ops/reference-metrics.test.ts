@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type RunningServer, startServer } from '../../node/server.js';
 import { parseConfig } from '../../src/config.js';
-import { type Exposition, parseExposition, sampleSum } from '../../src/metrics/test-exposition.js';
+import { type Exposition, parseExposition, sampleSum } from '../support/exposition.js';
 import { uniquePrefix } from '../support/redis.js';
 import { heartbeatBody } from '../support/stack.js';
 

@@ -6,6 +6,8 @@
  * with evidence reads and the retire script, scale and rollback requests) and checks after
  * every step that no entry is ever lost and no held shard is ever deleted.
  */
+
+import { adopt, type Client, leaveRequest, newClient, requestOf } from '../../../test/support/sim-client.js';
 import { drainVerdict, type RetireOutcome, type ShardReading } from '../drain-evidence.js';
 import { isCoordinatorError } from '../errors.js';
 import { newGroupDoc } from '../group.js';
@@ -22,7 +24,6 @@ import { ioNeeded, preparingMigration, type ReshardIo, streamPass } from '../res
 import { processStreamHeartbeat } from '../stream-heartbeat.js';
 import { activeMigrationOf, type StreamState } from '../stream-state.js';
 import { CONFIG, T0 } from './fixtures.js';
-import { adopt, type Client, leaveRequest, newClient, requestOf } from '../../../test/support/sim-client.js';
 
 /** One modelled shard stream: entries ever added, and per consumer group how far it got. */
 export interface ModelShard {

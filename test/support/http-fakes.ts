@@ -2,8 +2,8 @@
  * Test support for the HTTP layer: an in-memory fake of our own `CoordinatorApi` (not of
  * Redis) that records every call, plus small domain fixtures. Used only by `*.test.ts`.
  */
-import type { CoordinatorConfig } from '../config.js';
-import { parseConfig } from '../config.js';
+import type { CoordinatorConfig } from '../../src/config.js';
+import { parseConfig } from '../../src/config.js';
 import type {
   CoordinatorApi,
   GroupSnapshot,
@@ -12,10 +12,10 @@ import type {
   RollbackInput,
   ScaleInput,
   StreamScaleResult,
-} from '../coordinator-api.js';
-import { CoordinatorError } from '../core/errors.js';
-import type { HeartbeatInput, HeartbeatOutput } from '../core/heartbeat-types.js';
-import type { GroupDoc, MemberRecord, StreamDoc } from '../core/model.js';
+} from '../../src/coordinator-api.js';
+import { CoordinatorError } from '../../src/core/errors.js';
+import type { HeartbeatInput, HeartbeatOutput } from '../../src/core/heartbeat-types.js';
+import type { GroupDoc, MemberRecord, StreamDoc } from '../../src/core/model.js';
 
 /** 2026-05-24T00:00:00.000Z, the fixtures' base instant. */
 export const T0 = Date.UTC(2026, 4, 24);

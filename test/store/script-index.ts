@@ -1,0 +1,46 @@
+/**
+ * Every Lua script of the store and the inspectors, by name: the one list the SHA pin test
+ * (test/store/scripts.test.ts) walks, and which it checks against the script modules on disk.
+ */
+import { ACQUIRE_LOCK } from '../../src/store/scripts/acquire-lock.js';
+import { COMMIT } from '../../src/store/scripts/commit.js';
+import { DELETE_SHARD } from '../../src/store/scripts/delete-shard.js';
+import { ASSIGNMENT_READ, DUE_READ, MEMBERS_READ } from '../../src/store/scripts/group-reads.js';
+import { LOAD } from '../../src/store/scripts/load.js';
+import type { LuaScript } from '../../src/store/scripts/lua-script.js';
+import { MEMBER_READ } from '../../src/store/scripts/member-read.js';
+import { PENDING_SUMMARIES } from '../../src/store/scripts/pending-summaries.js';
+import { PROVISION } from '../../src/store/scripts/provision.js';
+import { PROVISION_EXISTING } from '../../src/store/scripts/provision-existing.js';
+import { READ_SHARDS } from '../../src/store/scripts/read-shards.js';
+import { REGISTER_STREAM } from '../../src/store/scripts/register-stream.js';
+import { RELEASE_LOCK } from '../../src/store/scripts/release-lock.js';
+import { RENEW_LOCK } from '../../src/store/scripts/renew-lock.js';
+import { RETIRE_SHARD } from '../../src/store/scripts/retire-shard.js';
+import { SHARD_EVIDENCE } from '../../src/store/scripts/shard-evidence.js';
+import { STREAM_PROBE } from '../../src/store/scripts/stream-probe.js';
+
+/** Every script, keyed by its `name` (a key that differs from the name fails the pin test). */
+export const SCRIPTS = {
+  'acquire-lock': ACQUIRE_LOCK,
+  'release-lock': RELEASE_LOCK,
+  'renew-lock': RENEW_LOCK,
+  commit: COMMIT,
+  load: LOAD,
+  'member-read': MEMBER_READ,
+  'assignment-read': ASSIGNMENT_READ,
+  'members-read': MEMBERS_READ,
+  'due-read': DUE_READ,
+  'stream-probe': STREAM_PROBE,
+  provision: PROVISION,
+  'provision-existing': PROVISION_EXISTING,
+  'read-shards': READ_SHARDS,
+  'pending-summaries': PENDING_SUMMARIES,
+  'register-stream': REGISTER_STREAM,
+  'shard-evidence': SHARD_EVIDENCE,
+  'retire-shard': RETIRE_SHARD,
+  'delete-shard': DELETE_SHARD,
+} as const satisfies Record<string, LuaScript>;
+
+/** Name of one script of `SCRIPTS`. */
+export type ScriptName = keyof typeof SCRIPTS;
