@@ -1,5 +1,5 @@
 /**
- * Consumer SDK benchmark (SPEC §12: ≥ 0.8× a raw `XREADGROUP`+`XACK` loop at the same batch
+ * Consumer SDK benchmark (docs/performance.md#targets: ≥ 0.8× a raw `XREADGROUP`+`XACK` loop at the same batch
  * size): a pre-filled stream is drained once by the SDK (one member, handler answering 'ack')
  * and once by a raw ioredis loop (`XREADGROUP COUNT n` then one `XACK` of the batch, one loop
  * and connection per shard), on the same Redis in the same run, in alternating order. The clock

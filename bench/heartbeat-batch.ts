@@ -1,5 +1,5 @@
 /**
- * Batched heartbeats (issue 16.1): HTTP requests per heartbeat interval and coordinator CPU per
+ * Batched heartbeats: HTTP requests per heartbeat interval and coordinator CPU per
  * member heartbeat, with the consumer SDK's batching on and off, measured in the same run
  * against the same coordinator process (started as `npm start`, real HTTP on loopback, real
  * timers, default 3 s interval and 15 s lease). The load is 64 consumers ("processes") of

@@ -1,5 +1,5 @@
 /**
- * Heartbeat benchmark (SPEC §12): Redis cost of a steady heartbeat and HTTP throughput against a
+ * Heartbeat benchmark (docs/performance.md#targets): Redis cost of a steady heartbeat and HTTP throughput against a
  * bare Hono + one EVALSHA baseline measured in the same run (both on the Redis client settings
  * `npm start` uses), at 100 and 1,000 members × 1,024 shards. Prints tables; asserts nothing.
  * Convergence is measured by the real-time scale benchmark (`scale/`), with real timers and

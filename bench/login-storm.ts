@@ -1,5 +1,5 @@
 /**
- * Heartbeat latency while wrong Basic passwords for a PBKDF2-hashed user pour in (issue 13.3):
+ * Heartbeat latency while wrong Basic passwords for a PBKDF2-hashed user pour in:
  * the real Node server on a private redis-server, heartbeats with a bearer token, quiet and
  * then under 16 concurrent attackers. Prints one table; the quiet run is the baseline.
  */

@@ -1,8 +1,8 @@
 /**
- * Producer SDK benchmark (SPEC §12: ≥ 0.9× raw pipelined ioredis XADD for batches): SDK
+ * Producer SDK benchmark (docs/performance.md#targets: ≥ 0.9× raw pipelined ioredis XADD for batches): SDK
  * `publish` against raw sequential `XADD`, and SDK `publishBatch` (100 records) against one raw
  * ioredis pipeline of the same 100 `XADD`s, on the same Redis in the same run; idempotent
- * variants (`eventId`: one script call per record alone, one per shard in a batch; issue 16.3
+ * variants (`eventId`: one script call per record alone, one per shard in a batch
  * sets ≥ 0.9× for the batch too). Median of 3 trials; within a trial both sides take turns on
  * chunks of 100 records (order alternating) so they share the load. Both sides route each record
  * with route-v1; the raw side takes the shard keys from a precomputed list. Routing comes from an

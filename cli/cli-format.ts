@@ -1,6 +1,6 @@
 /**
  * Human output of the CLI: aligned tables, key/value blocks and compact shard lists, rendered
- * from the API's answers. Additive fields (SPEC §8) get defaults, so an answer from a
+ * from the API's answers. Additive fields (docs/protocol.md#deviations-from-the-reference) get defaults, so an answer from a
  * coordinator without them still renders.
  */
 import type { StreamShardOffsetsJson } from '../src/http/monitoring-views.js';

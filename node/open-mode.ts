@@ -1,5 +1,5 @@
 /**
- * Open mode (no credentials) is only safe on loopback (SPEC §9): without credentials a
+ * Open mode (no credentials) is only safe on loopback (docs/security.md): without credentials a
  * non-loopback HOST is refused and every start warns. With credentials any HOST is allowed.
  */
 import { ConfigError, type CoordinatorConfig } from '../src/config.js';

@@ -1,6 +1,6 @@
 /**
  * Secret scrubbing for everything the Node adapter prints. Logs must never carry credentials,
- * tokens or Redis URLs with passwords (SPEC §9), so every log line goes through `redact`.
+ * tokens or Redis URLs with passwords (docs/security.md), so every log line goes through `redact`.
  */
 
 /** Field names whose values are always replaced, whatever they hold. */

@@ -47,7 +47,7 @@ function isRedisUrl(raw: string): boolean {
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 /**
- * Default COORDINATOR_MAX_STREAMS. The quotas (issue 13.12) bound what one principal can make the
+ * Default COORDINATOR_MAX_STREAMS. The quotas bound what one principal can make the
  * coordinator store; their defaults sit well above anything the tests and benches use.
  */
 export const DEFAULT_MAX_STREAMS = 10_000;

@@ -62,7 +62,7 @@ export interface ScaleInput {
   targetShardCount: number;
   requestedBy: string;
   reason: string;
-  /** Accepted and ignored, as by the reference (PROTOCOL §2.6). */
+  /** Accepted and ignored, as by the reference (docs/protocol.md#scale-requests). */
   deprecatedAfter: string | null;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The answer of a Worker that must not serve: 503 with an ErrorResponse body that says what to
- * configure (binding names only, never values). SPEC §9: without credentials the Worker serves
+ * configure (binding names only, never values). docs/security.md: without credentials the Worker serves
  * only when open mode is asked for explicitly.
  */
 

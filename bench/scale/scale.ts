@@ -1,5 +1,5 @@
 /**
- * Real-time scale benchmark (issue 10, SPEC §12): coordinator processes started as `npm start`
+ * Real-time scale benchmark (docs/performance.md#targets): coordinator processes started as `npm start`
  * runs them, on a private Redis; N members heartbeating over real HTTP on their own timers at the
  * default 3 s interval and 15 s lease. Per size it measures cold start, one join and one leave
  * to convergence (every shard held — current, granted or revoking — by exactly its target owner,

@@ -1,5 +1,5 @@
 /**
- * Fenced acks (issue 16.2): the consumer's shard commands for one member's grant of one shard,
+ * Fenced acks: the consumer's shard commands for one member's grant of one shard,
  * run through the fenced-command script so a member that lost the shard (revoked, lease run
  * out, process paused) can no longer ack, delete or claim its entries. Before its first read
  * the member claims the shard's token with the epoch of the heartbeat answer that granted it;

@@ -1,5 +1,5 @@
 /**
- * The consumer SDK (SPEC §10): `concurrency: N` members `<base>-m0 … -m<N-1>`, each heartbeating
+ * The consumer SDK (docs/producing.md): `concurrency: N` members `<base>-m0 … -m<N-1>`, each heartbeating
  * to the coordinator on its own and reading each shard it is assigned with its own
  * `XREADGROUP … BLOCK` loop on a dedicated connection (single key: Cluster-safe). Records are
  * acked, ack-deleted, retried with backoff or dead-lettered; a member reads a shard only while

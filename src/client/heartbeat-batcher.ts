@@ -1,5 +1,5 @@
 /**
- * Sends the heartbeats of one consumer's members (issue 16.1). Against a coordinator that
+ * Sends the heartbeats of one consumer's members. Against a coordinator that
  * advertises `BATCH_HEARTBEAT` in its heartbeat answers, heartbeats due together are coalesced
  * into one `POST …/groups/{g}/heartbeats`: the first one waits a few milliseconds, members due
  * soon anyway are asked to send theirs now, and each member gets back exactly the answer (or the

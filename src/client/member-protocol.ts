@@ -1,5 +1,5 @@
 /**
- * The member side of the heartbeat protocol (PROTOCOL §3, §7 "correct client"), without I/O:
+ * The member side of the heartbeat protocol (docs/protocol.md#heartbeat, docs/protocol.md#client-rules "correct client"), without I/O:
  * builds heartbeat bodies from what the member is doing, applies answers (epochs, the
  * assignment, the local lease counted from the request's SEND time) and says which shards to
  * keep, stop and start, and by when a stopped shard must be let go (its local rebalance
@@ -21,7 +21,7 @@ export interface HeartbeatAnswer {
   memberEpoch: number;
   metadataVersion: number;
   heartbeatIntervalMs: number;
-  /** Additive field of our coordinator (SPEC §8.10); null from the reference. */
+  /** Additive field of our coordinator (docs/protocol.md#deviation-additive-fields); null from the reference. */
   memberLeaseTtlMs: number | null;
   /** Time the member has to release a revoked shard before it is fenced; null when absent. */
   rebalanceTimeoutMs: number | null;
@@ -158,7 +158,7 @@ export class MemberProtocol {
     return now < this.leaseUntil;
   }
 
-  /** True when the member may read `shard` at `now` (SPEC §5 invariant 3). */
+  /** True when the member may read `shard` at `now` (docs/protocol.md#invariants invariant 3). */
   mayRead(shard: number, now: number): boolean {
     return this.assigned.has(shard) && this.leaseValid(now);
   }

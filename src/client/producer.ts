@@ -1,5 +1,5 @@
 /**
- * The producer SDK (SPEC §10): routes records with `routeV1` over the coordinator's producer
+ * The producer SDK (docs/producing.md): routes records with `routeV1` over the coordinator's producer
  * routing (cached under a bounded lease) and writes them with `XADD … NOMKSTREAM MAXLEN ~ N`,
  * so a producer with a stale route after a scale-in finds the retired key missing, refetches
  * and re-routes. With an `eventId`, one script makes the publish idempotent on its shard.

@@ -1,6 +1,6 @@
 /**
  * HTTP client of the coordinator (`/coord/v1`): base URL, Basic or Bearer credentials
- * (PROTOCOL §1.2), a timeout on every request, and typed errors. Runs on Node and at the edge
+ * (docs/protocol.md#roles), a timeout on every request, and typed errors. Runs on Node and at the edge
  * (only `fetch`, `TextEncoder`, `btoa`); tests hand it `app.request` as `fetch`.
  */
 import {

@@ -1,6 +1,6 @@
 /**
  * Admin use-cases: create a stream, add or delete a group, and the pure reads of groups
- * (PROTOCOL §2.1–2.5, SPEC §8.5). Stream-wide writes go through the stream's critical section.
+ * (docs/protocol.md#streams-and-groups–2.5, docs/protocol.md#deviation-one-shard-count-per-stream). Stream-wide writes go through the stream's critical section.
  */
 import type {
   AdminRequestMeta,
@@ -245,7 +245,7 @@ async function createStreamWithGroup(
   return { stream, group: doc };
 }
 
-/** The header a new group starts with (PROTOCOL §4.4: epochs 1, version 1). */
+/** The header a new group starts with (docs/protocol.md#counter-bumps: epochs 1, version 1). */
 function headerOf(doc: { groupEpoch: number; assignmentEpoch: number; metadataVersion: number }, at: number) {
   return {
     groupEpoch: doc.groupEpoch,
@@ -329,7 +329,7 @@ function checkShardCount(ctx: Ctx, n: number): number {
   return n;
 }
 
-/** Validates a stream prefix and group name (PROTOCOL §1.3). */
+/** Validates a stream prefix and group name (docs/protocol.md#errors). */
 export function checkNames(prefix: string, group: string): void {
   checkPrefix(prefix);
   if (group.trim() === '' || group.length > MAX_NAME || !isWellFormed(group)) {

@@ -1,5 +1,5 @@
 /**
- * The group-level steps around heartbeats (issue 10): maintenance of the members a time index
+ * The group-level steps around heartbeats: maintenance of the members a time index
  * names as due (expiry, fence lapse, rebalance-timeout fences, pruning — O(log N + k)), and the
  * assignment round, which runs only when membership or the assignable set changed, under the
  * group's short assignment lock, and writes only the targets that changed.

@@ -1,13 +1,13 @@
 /**
  * Redis reachability as the health endpoints report it: one PING at a time, its result cached
- * (1 s for monitoring health, PROTOCOL §2.9; 250 ms for readiness, so an instance is ready again
+ * (1 s for monitoring health, docs/protocol.md#monitoring-views; 250 ms for readiness, so an instance is ready again
  * within a second of Redis returning), and one log line per change of state, not per request.
  */
 import type { RedisCheck, RedisHealth } from '../coordinator-api.js';
 import type { PingOutcome, Store } from '../store/store.js';
 import type { Logger } from './context.js';
 
-/** How old a PING result `/monitoring/health` accepts (PROTOCOL §2.9). */
+/** How old a PING result `/monitoring/health` accepts (docs/protocol.md#monitoring-views). */
 export const HEALTH_CACHE_MS = 1000;
 /**
  * How old a PING result readiness accepts. With one probe in flight at a time, a flood of

@@ -1,5 +1,5 @@
 /**
- * The member protocol over Redis (issue 10): one round trip for a steady heartbeat (the read
+ * The member protocol over Redis: one round trip for a steady heartbeat (the read
  * answers it from the fast path), two for any other — a read of O(the member's own shards) and
  * a commit that applies only if what the decision read is unchanged. No stream mutex: members
  * never wait for each other. Due maintenance of other members runs first, the assignment round
@@ -46,7 +46,7 @@ export interface HeartbeatHooks {
   reshardingTouched(prefix: string, now: number): Promise<void>;
 }
 
-/** PROTOCOL §3 heartbeat of `input` to `group` of stream `prefix`. */
+/** docs/protocol.md#heartbeat heartbeat of `input` to `group` of stream `prefix`. */
 export async function heartbeat(
   ctx: Ctx,
   prefix: string,
@@ -174,7 +174,7 @@ function joinFloor(r: MemberReadView): number {
 
 /**
  * Whether this heartbeat should run the stream's resharding pass: it changed how the member
- * holds a shard the pass waits on, or the pass has Redis work due (SPEC §3's lazy pass, without
+ * holds a shard the pass waits on, or the pass has Redis work due (docs/architecture.md#source-layout's lazy pass, without
  * running it on every heartbeat).
  */
 function passDue(r: MemberReadView, decision: MemberDecision, now: number): boolean {
@@ -236,7 +236,7 @@ function coalesced(
   return { ...response, heartbeatIntervalMs: wait };
 }
 
-/** The second half of a join: the joiner's grant from its new target (PROTOCOL §3.3 steps 10–11). */
+/** The second half of a join: the joiner's grant from its new target (docs/protocol.md#processing-order steps 10–11). */
 async function grantJoiner(
   ctx: Ctx,
   prefix: string,

@@ -1,5 +1,5 @@
 /**
- * Resharding use-cases (SPEC §7): scale requests, provisioning and activation, rollback, the
+ * Resharding use-cases (docs/protocol.md#resharding): scale requests, provisioning and activation, rollback, the
  * migrations overview, and the resharding pass that drains and retires removed shards on Redis
  * evidence. Each stream-wide change is one checked commit of the stream document plus the
  * groups' counter bumps; the bumped groups' assignment rounds follow.
@@ -63,7 +63,7 @@ export async function scale(
   }
   const now = ctx.now();
   const missing = () => (group === null ? streamNotFound(prefix) : groupNotFound(prefix, group));
-  // Expire members first (PROTOCOL §5.1).
+  // Expire members first (docs/protocol.md#scale-requests).
   await maintainStream(ctx, prefix, now);
   const decision = await runCritical(
     ctx.store,
@@ -347,7 +347,7 @@ function currentMigration(
   return { stream, migration };
 }
 
-/** `reshard-<uuid>` (PROTOCOL §2.6). */
+/** `reshard-<uuid>` (docs/protocol.md#scale-requests). */
 function newReshardingId(): string {
   return `reshard-${globalThis.crypto.randomUUID()}`;
 }

@@ -1,5 +1,5 @@
 /**
- * Shard keys the coordinator did not create (issue 13.1). A scale-out never adopts an existing
+ * Shard keys the coordinator did not create. A scale-out never adopts an existing
  * Redis key as a new shard: a foreign application's `p:3`, or another coordinator namespace's
  * shard on the same Redis, would otherwise be paged through the message routes and later
  * deleted by a scale-in. Which keys are ours needs no extra record: a current shard, or a

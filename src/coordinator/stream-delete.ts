@@ -1,5 +1,5 @@
 /**
- * `DELETE /streams/{p}` (issue 15.4): the stream, every group's coordination metadata, and the
+ * `DELETE /streams/{p}`: the stream, every group's coordination metadata, and the
  * shard keys the coordinator created — so the same name can be created again (until now only
  * `redis-cli DEL` freed it: deleting the last group left the keys behind).
  *

@@ -1,5 +1,5 @@
 /**
- * Housekeeping outside requests (SPEC §3): the sweep looks at every stream once per call in one
+ * Housekeeping outside requests (docs/architecture.md#source-layout): the sweep looks at every stream once per call in one
  * round trip each (an idle stream costs exactly that), maintains the members its time indexes
  * name as due, runs due assignment rounds, and runs the resharding pass of streams with
  * resharding work. Bounded per call and resumed from a cursor, so it fits a Worker's limits.

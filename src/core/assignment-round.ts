@@ -1,7 +1,7 @@
 /**
- * The assignment round (PROTOCOL §4.1–4.2 reconcile, issue 10): new sticky, balanced targets
+ * The assignment round (docs/protocol.md#sticky-assignment): new sticky, balanced targets
  * for the live members over the assignable shards, `assignmentEpoch := groupEpoch`, and the
- * rebalance deadlines of members that now hold shards outside their target (PROTOCOL §3.7).
+ * rebalance deadlines of members that now hold shards outside their target (docs/protocol.md#revoke-before-assign).
  * It runs only when membership or the assignable set changed (the group epoch moved past the
  * assignment epoch), never per heartbeat, and its result names only the targets that changed.
  */

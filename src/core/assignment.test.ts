@@ -8,7 +8,7 @@ function loads(t: Record<string, number[]>): number[] {
   return Object.values(t).map((s) => s.length);
 }
 
-describe('assignment > sticky, fully balanced targets (PROTOCOL §4.1, SPEC §8.4)', () => {
+describe('assignment > sticky, fully balanced targets', () => {
   it.each<{
     name: string;
     members: string[];
@@ -84,7 +84,7 @@ describe('assignment > sticky, fully balanced targets (PROTOCOL §4.1, SPEC §8.
     expect(computeTargetAssignment(members, shards, previous)).toEqual(expected);
   });
 
-  it('balances 4 members joined A, B, C, D on 16 shards scaled to 8 as 2/2/2/2 (PROTOCOL §10.6)', () => {
+  it('balances 4 members joined A, B, C, D on 16 shards scaled to 8 as 2/2/2/2', () => {
     let t: Record<string, number[]> = {};
     const live: string[] = [];
     for (const m of ['A', 'B', 'C', 'D']) {

@@ -1,8 +1,8 @@
 /**
- * The target assignor (PROTOCOL §4.1 with SPEC §8.4): sticky, fully balanced, deterministic.
+ * The target assignor (docs/protocol.md#sticky-assignment with docs/protocol.md#full-balance): sticky, fully balanced, deterministic.
  *
  * Unlike the reference's one-shard-at-a-time balancing loop (which can stop at spread 2,
- * PROTOCOL §10.6), loads are fixed up front: with S shards and n members every member gets
+ * docs/protocol.md#deviation-full-balance), loads are fixed up front: with S shards and n members every member gets
  * ⌊S/n⌋ shards and S mod n of them one more. The extra slots go to the members that already
  * keep the most shards (ties → smallest id), which maximises how many shards stay where they
  * were; overloaded members give up their highest shard indexes.
@@ -11,7 +11,7 @@
 import { dict, own } from './dict.js';
 import { compareIds, sortedShards } from './shard-set.js';
 
-/** Sticky, fully balanced target assignment (SPEC §8.4): live member ids (any order; sort inside), assignable shards, previous targets. */
+/** Sticky, fully balanced target assignment (docs/protocol.md#full-balance): live member ids (any order; sort inside), assignable shards, previous targets. */
 export function computeTargetAssignment(
   liveMemberIds: string[],
   shards: number[],

@@ -1,6 +1,6 @@
 /**
- * Commit planning (issue 10): turns a decision into the per-record writes of the split layout
- * (SPEC §4) and the compare-and-set checks that make it safe without a stream mutex. Pure and
+ * Commit planning: turns a decision into the per-record writes of the split layout
+ * (docs/protocol.md#redis-key-layout) and the compare-and-set checks that make it safe without a stream mutex. Pure and
  * table-tested; the store only serialises these operations into one Lua script call.
  *
  * Besides the member records, the layout keeps three indexes the planner maintains:
@@ -25,7 +25,7 @@ export interface OwnerEntry {
   kind: OwnerKind;
 }
 
-/** Whether a member's holdings block others (SPEC §8.3): A live, L leaving, B blocking fence, X none. */
+/** Whether a member's holdings block others (docs/protocol.md#stale-epoch-fencing): A live, L leaving, B blocking fence, X none. */
 export type HolderStatus = 'A' | 'L' | 'B' | 'X';
 
 /** The holder status a record implies. */

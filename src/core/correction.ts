@@ -1,5 +1,5 @@
 /**
- * Completion of a metadata-correction round (PROTOCOL §3.8): every participant has caught up
+ * Completion of a metadata-correction round (docs/protocol.md#metadata-correction-rounds): every participant has caught up
  * and no revoke is outstanding. Needs the whole group, so the Redis path asks only once every
  * live member has acknowledged; opening, widening and acknowledging happen per member in
  * `member-heartbeat.ts`.

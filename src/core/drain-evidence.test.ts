@@ -17,7 +17,7 @@ describe('drain evidence > verdict', () => {
     ['an absent key', { kind: 'absent' }, true],
     ['every group read and acknowledged everything', stream(5, [['g', 0, 0]]), true],
     [
-      'an unmanaged group that read and acknowledged everything (never deleted: issue 13.1)',
+      'an unmanaged group that read and acknowledged everything (never deleted)',
       stream(5, [
         ['g', 0, 0],
         ['other', 0, 0],

@@ -1,5 +1,5 @@
 /**
- * Drain evidence of a removed shard (SPEC §7, §8.1): what Redis says about the shard's stream
+ * Drain evidence of a removed shard (docs/protocol.md#resharding, docs/protocol.md#deviation-scale-in-drains): what Redis says about the shard's stream
  * key, and the verdict "nothing is left unread or pending". Only positive evidence drains a
  * shard: a failed read, a null lag or a missing count never does.
  *
@@ -43,7 +43,7 @@ export interface DrainVerdict {
 }
 
 /**
- * Positive drain evidence (SPEC §7): the key is absent; or every consumer group on it is one
+ * Positive drain evidence (docs/protocol.md#resharding): the key is absent; or every consumer group on it is one
  * the coordinator manages (a key carrying anyone else's group is never deleted), has
  * nothing pending, and — unless the stream holds no entry at all — every group has lag exactly
  * 0, at least one group exists and every group the coordinator manages is present (a stream

@@ -1,5 +1,5 @@
 /**
- * Support for the one-round-trip steady-state heartbeat (SPEC §6): the text a request must
+ * Support for the one-round-trip steady-state heartbeat (docs/protocol.md#concurrency): the text a request must
  * match, and whether an answer may be replayed for the member's next steady request.
  *
  * The store replays a recorded answer only while (1) the request's key equals the recorded key,

@@ -1,7 +1,7 @@
 /**
  * Equality of group documents as the store sees them: "durable" fields live in the
  * CAS-guarded document, liveness fields (leases, heartbeat times, progress) live beside it and
- * are written by the fast path (SPEC §6).
+ * are written by the fast path (docs/protocol.md#concurrency).
  */
 
 import { own } from './dict.js';

@@ -1,5 +1,5 @@
 /**
- * Read-only views of a group for monitoring (PROTOCOL §2.2, §2.9).
+ * Read-only views of a group for monitoring (docs/protocol.md#streams-and-groups, docs/protocol.md#monitoring-views).
  */
 
 import { dict, own } from './dict.js';
@@ -14,7 +14,7 @@ import {
 } from './model.js';
 import { compareIds } from './shard-set.js';
 
-/** PROTOCOL §2.9 assignments `invariantViolations` texts, using the consumable set instead of "readable" (SPEC §7). Also report a shard held (current/granted/revoking) by two live members. */
+/** docs/protocol.md#monitoring-views assignments `invariantViolations` texts, using the consumable set instead of "readable" (docs/protocol.md#resharding). Also report a shard held (current/granted/revoking) by two live members. */
 export function invariantViolations(stream: StreamDoc, group: GroupDoc): string[] {
   const out: string[] = [];
   const targetOwners = new Map<number, string[]>();
@@ -24,7 +24,7 @@ export function invariantViolations(stream: StreamDoc, group: GroupDoc): string[
       targetOwners.set(s, [...(targetOwners.get(s) ?? []), id]);
   }
 
-  // Removed shards with drain evidence are consumable but deliberately in no target (SPEC §7),
+  // Removed shards with drain evidence are consumable but deliberately in no target (docs/protocol.md#resharding),
   // so "no target owner" is checked over the assignable part of the consumable set.
   const someActive = Object.values(group.members).some((m) => m.state === 'ACTIVE');
   if (someActive) {
@@ -54,7 +54,7 @@ export function invariantViolations(stream: StreamDoc, group: GroupDoc): string[
   return out;
 }
 
-/** targetAssignmentSummary / currentAssignmentSummary of GroupResponse (PROTOCOL §2.2). */
+/** targetAssignmentSummary / currentAssignmentSummary of GroupResponse (docs/protocol.md#streams-and-groups). */
 export function assignmentSummaries(group: GroupDoc): {
   target: Record<string, number>;
   current: Record<string, number>;

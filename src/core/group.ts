@@ -56,7 +56,7 @@ export function cloneGroup(g: GroupDoc): GroupDoc {
 /**
  * True when the member's holdings block other members: live or LEAVING members (PROTOCOL
  * §3.7), and members fenced for a stale epoch or an ownership violation until their lease
- * ends (SPEC §8.3).
+ * ends (docs/protocol.md#stale-epoch-fencing).
  */
 export function blocksOthers(m: MemberRecord): boolean {
   return isLive(m.state) || m.state === 'LEAVING' || (m.state === 'FENCED' && m.fence === 'BLOCKING');
@@ -105,12 +105,12 @@ export function targetOf(g: GroupDoc, memberId: string): number[] {
   return own(g.targetAssignments, memberId) ?? [];
 }
 
-/** B of PROTOCOL §3.6: the member's target shards still held by another member. */
+/** B of docs/protocol.md#assignment-view: the member's target shards still held by another member. */
 export function blockedFor(g: GroupDoc, memberId: string, index: HolderIndex = holderIndex(g)): number[] {
   return targetOf(g, memberId).filter((s) => heldByOther(index, s, memberId));
 }
 
-/** Group state of PROTOCOL §4.2 for the current targets and holdings. */
+/** Group state of docs/protocol.md#group-states for the current targets and holdings. */
 export function groupStateOf(g: GroupDoc): GroupState {
   const live = Object.values(g.members).filter((m) => isLive(m.state));
   if (live.length === 0) return 'EMPTY';

@@ -1,5 +1,5 @@
 /**
- * The shape of heartbeat answers (PROTOCOL §3.6): the assignment view a decision grants, and
+ * The shape of heartbeat answers (docs/protocol.md#assignment-view): the assignment view a decision grants, and
  * group-scoped or rejected answers. Pure; used by `member-heartbeat.ts` and `pacing.ts`.
  */
 import type { HeartbeatInput, HeartbeatOutput } from './heartbeat-types.js';
@@ -14,7 +14,7 @@ export interface AssignmentView {
 }
 
 /**
- * The view of PROTOCOL §3.6 for `status`, recorded as the member's grant (`member` is the
+ * The view of docs/protocol.md#assignment-view for `status`, recorded as the member's grant (`member` is the
  * decision's own copy). `keep` is the set the member may keep under SYNC_METADATA (its report)
  * or REVOKE_PENDING (its current set); OK grants the whole unblocked assignable target.
  */

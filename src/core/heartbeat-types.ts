@@ -1,5 +1,5 @@
 /**
- * Input and output of the member protocol core (PROTOCOL §3), independent of HTTP.
+ * Input and output of the member protocol core (docs/protocol.md#heartbeat), independent of HTTP.
  */
 import type { HeartbeatStatus, RevokeState, ShardProgress } from './model.js';
 
@@ -11,7 +11,7 @@ export interface RevokeReport {
   ackedAt: string | null;
 }
 
-/** A validated heartbeat request (PROTOCOL §3.1), shards as plain indexes. */
+/** A validated heartbeat request (docs/protocol.md#heartbeat-request), shards as plain indexes. */
 export interface HeartbeatInput {
   protocolVersion: number;
   requestId: string;
@@ -32,7 +32,7 @@ export interface HeartbeatInput {
 }
 
 /**
- * The protocol part of a heartbeat answer (PROTOCOL §3.2). The HTTP layer adds `responseTo`,
+ * The protocol part of a heartbeat answer (docs/protocol.md#heartbeat-response). The HTTP layer adds `responseTo`,
  * `heartbeatIntervalMs`, `rebalanceTimeoutMs` and `memberLeaseTtlMs` from configuration.
  */
 export interface HeartbeatOutput {

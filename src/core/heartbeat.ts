@@ -15,7 +15,7 @@ import { decideGrant, decideHeartbeat, type MemberDecision } from './member-hear
 import { type StreamView, streamViewOf, viewFromGroup } from './member-view.js';
 import { type GroupDoc, PROTOCOL_VERSION, type ProtocolConfig, type StreamDoc } from './model.js';
 
-/** PROTOCOL §3.3 processing (with SPEC §8.2, §8.3 deviations). group null = unknown group → UNKNOWN_MEMBER_ID. */
+/** docs/protocol.md#processing-order processing (with docs/protocol.md#lost-response-tolerance, docs/protocol.md#stale-epoch-fencing deviations). group null = unknown group → UNKNOWN_MEMBER_ID. */
 export function processHeartbeat(args: {
   stream: StreamDoc;
   group: GroupDoc | null;

@@ -1,5 +1,5 @@
 /**
- * Whole-group housekeeping (PROTOCOL §3.7, §3.9, SPEC §8.3) on group documents: the member-level
+ * Whole-group housekeeping (docs/protocol.md#revoke-before-assign, docs/protocol.md#leaving, docs/protocol.md#stale-epoch-fencing) on group documents: the member-level
  * maintenance of `maintenance.ts` over every member, and the assignment round of
  * `assignment-round.ts` over the group. The sweep's pure model and the composition
  * `processHeartbeat` use these; the Redis path runs the same member-level functions on the

@@ -1,5 +1,5 @@
 /**
- * Time-driven transitions of individual members (PROTOCOL §3.7, §3.9, SPEC §8.3): lease expiry,
+ * Time-driven transitions of individual members (docs/protocol.md#revoke-before-assign, docs/protocol.md#leaving, docs/protocol.md#stale-epoch-fencing): lease expiry,
  * the lapse of blocking fences, rebalance-timeout fencing and pruning. Decided per member from
  * that member's record and target only, so the Redis path runs them for the few members its
  * time indexes name as due (O(log N + k)), and the whole-group composition for every member.
@@ -28,13 +28,13 @@ export interface MaintenanceOutcome {
   metadataBumps: number;
 }
 
-/** Shards a member still has to give up: `(current ∪ revoking) − target` (PROTOCOL §3.7). */
+/** Shards a member still has to give up: `(current ∪ revoking) − target` (docs/protocol.md#revoke-before-assign). */
 export function releaseOf(m: MemberRecord, target: readonly number[]): number[] {
   if (m.currentAssignment.length === 0 && m.revoking.length === 0) return [];
   return minus(union(m.currentAssignment, m.revoking), target);
 }
 
-/** True when a member record may be pruned once its retention has passed (PROTOCOL §3.9). */
+/** True when a member record may be pruned once its retention has passed (docs/protocol.md#leaving). */
 export function prunable(m: MemberRecord): boolean {
   if (m.state === 'EXPIRED') return true;
   // A blocking fence is pruned only after its lease lapsed (its holdings must stay visible).
@@ -74,7 +74,7 @@ export function tracksDeadline(m: MemberRecord): boolean {
 }
 
 /**
- * One maintenance pass at `now` over `due` members, in the order of PROTOCOL §3.3 step 4 and
+ * One maintenance pass at `now` over `due` members, in the order of docs/protocol.md#processing-order step 4 and
  * §3.7: expiry of live members whose lease passed (`memberEpoch + 1`) and the lapse of blocking
  * fences (holdings released) — one bump for all; then rebalance-timeout fences of members whose
  * deadline has come and who still hold shards outside their target (RELEASED, as the reference)

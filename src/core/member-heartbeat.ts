@@ -1,5 +1,5 @@
 /**
- * The member protocol (PROTOCOL §3.3) decided over one member's view (SPEC §8.2 lost-response
+ * The member protocol (docs/protocol.md#processing-order) decided over one member's view (docs/protocol.md#lost-response-tolerance lost-response
  * tolerance, §8.3 blocking fences): `(view, request, now) → decision`. Pure and O(the member's
  * own shards): the group-wide parts — expiry of other members, the target assignment, other
  * members' rebalance deadlines — happen before (maintenance) and after (assignment round) this
@@ -41,7 +41,7 @@ export interface MemberDecision {
 }
 
 /**
- * Decides one heartbeat (PROTOCOL §3.3 steps 1–3 and 5–11). `view` null = unknown group.
+ * Decides one heartbeat (docs/protocol.md#processing-order steps 1–3 and 5–11). `view` null = unknown group.
  * Throws MEMBER_ID_IN_USE for another process's instance of a live member (member-instance.ts).
  */
 export function decideHeartbeat(
@@ -94,7 +94,7 @@ function decide(
   }
   if (epoch > stored.memberEpoch) return unchanged(rejected('INVALID_REQUEST', request));
   if (epoch < stored.memberEpoch) {
-    // SPEC §8.2: the answer carrying the stored epoch may have been lost; the report decides.
+    // docs/protocol.md#lost-response-tolerance: the answer carrying the stored epoch may have been lost; the report decides.
     if (epoch === stored.previousEpoch) return normal(ctx, stored, false);
     return fenceBlocking(ctx, stored);
   }
@@ -104,7 +104,7 @@ function decide(
 /**
  * The answer to a member that has just joined, once the assignment round has given it a target:
  * its grant (target minus blocked shards), with the epoch its join gave it (the second half of a
- * join, PROTOCOL §3.3 steps 10–11 after the reconcile of step 9).
+ * join, docs/protocol.md#processing-order steps 10–11 after the reconcile of step 9).
  */
 export function decideGrant(view: MemberView, config: ProtocolConfig, now: number): MemberDecision | null {
   const stored = view.member;
@@ -125,7 +125,7 @@ interface Ctx {
   now: number;
 }
 
-/** Step 5 of PROTOCOL §3.3: does this known, non-fenced/expired member take the SYNC_METADATA path? */
+/** Step 5 of docs/protocol.md#processing-order: does this known, non-fenced/expired member take the SYNC_METADATA path? */
 export function takesSyncPath(h: GroupHeader, member: MemberRecord, request: HeartbeatInput): boolean {
   if (member.state === 'FENCED' || member.state === 'EXPIRED') return false;
   if (request.metadataVersion > h.metadataVersion) return true;
@@ -165,7 +165,7 @@ function normal(ctx: Ctx, stored: MemberRecord, leaving: boolean): MemberDecisio
   };
   const header = leaving ? bumped(view.header) : view.header;
 
-  // Step 9 for this member: its rebalance deadline (PROTOCOL §3.7), fencing at the deadline.
+  // Step 9 for this member: its rebalance deadline (docs/protocol.md#revoke-before-assign), fencing at the deadline.
   const release = minus(union(member.currentAssignment, member.revoking), target);
   if (release.length === 0) member.rebalanceDeadlineAt = null;
   else if (member.rebalanceDeadlineAt === null) member.rebalanceDeadlineAt = now + config.rebalanceTimeoutMs;
@@ -178,13 +178,13 @@ function normal(ctx: Ctx, stored: MemberRecord, leaving: boolean): MemberDecisio
     };
   }
 
-  // The correction round (PROTOCOL §3.8).
+  // The correction round (docs/protocol.md#metadata-correction-rounds).
   const settled = settleRound(view, header, member, request.metadataVersion, now);
 
   // Step 10.
   if (isLive(member.state)) {
     const next = Math.max(header.assignmentEpoch, stored.memberEpoch);
-    // Remember the epoch the member knows for sure when this answer moves it (SPEC §8.2).
+    // Remember the epoch the member knows for sure when this answer moves it (docs/protocol.md#lost-response-tolerance).
     member.previousEpoch =
       request.memberEpoch > 0 && next !== request.memberEpoch ? request.memberEpoch : null;
     member.memberEpoch = next;
@@ -261,7 +261,7 @@ function replayJoin(ctx: Ctx, stored: MemberRecord): MemberDecision {
   return { response, member, bumps: 0 };
 }
 
-/** The SYNC_METADATA path (PROTOCOL §3.8): epoch not checked, report neither validated nor recorded. */
+/** The SYNC_METADATA path (docs/protocol.md#metadata-correction-rounds): epoch not checked, report neither validated nor recorded. */
 function syncMetadata(ctx: Ctx, stored: MemberRecord): MemberDecision {
   const { view, request, config, now } = ctx;
   const member = renewed(stored, config, now);
@@ -298,7 +298,7 @@ function syncMetadata(ctx: Ctx, stored: MemberRecord): MemberDecision {
   return decision;
 }
 
-/** Stale epoch or ownership violation: FENCED with blocking holdings (SPEC §8.3), G+1/M+1. */
+/** Stale epoch or ownership violation: FENCED with blocking holdings (docs/protocol.md#stale-epoch-fencing), G+1/M+1. */
 function fenceBlocking(ctx: Ctx, stored: MemberRecord): MemberDecision {
   const member = fencedMember(stored, ctx.view.header.groupEpoch, 'BLOCKING');
   return {
@@ -309,9 +309,9 @@ function fenceBlocking(ctx: Ctx, stored: MemberRecord): MemberDecision {
 }
 
 /**
- * A fenced copy of `m` (PROTOCOL §3.4): FENCED, `memberEpoch := max(groupEpoch+1, memberEpoch+1)`
+ * A fenced copy of `m` (docs/protocol.md#ownership-validation): FENCED, `memberEpoch := max(groupEpoch+1, memberEpoch+1)`
  * with the group epoch before the fence's bump, deadline cleared. `BLOCKING` keeps its holdings
- * (they block others until its rejoin or lease end, SPEC §8.3); `RELEASED` clears them.
+ * (they block others until its rejoin or lease end, docs/protocol.md#stale-epoch-fencing); `RELEASED` clears them.
  */
 export function fencedMember(
   m: MemberRecord,
@@ -330,7 +330,7 @@ export function fencedMember(
   return out;
 }
 
-/** The header after one `groupEpoch`/`metadataVersion` bump (PROTOCOL §4.4). */
+/** The header after one `groupEpoch`/`metadataVersion` bump (docs/protocol.md#counter-bumps). */
 export function bumped(h: GroupHeader): GroupHeader {
   return { ...h, groupEpoch: h.groupEpoch + 1, metadataVersion: h.metadataVersion + 1 };
 }
@@ -357,7 +357,7 @@ function settleRound(
 }
 
 /**
- * Authority of PROTOCOL §3.4: what the member holds, plus its consumable target shards that
+ * Authority of docs/protocol.md#ownership-validation: what the member holds, plus its consumable target shards that
  * no other member holds.
  */
 function authorityOf(view: MemberView, member: MemberRecord, target: readonly number[]): number[] {

@@ -1,5 +1,5 @@
 /**
- * One process per member id (issue 11 point 7). Our SDK sends `memberInstanceId`, a random
+ * One process per member id. Our SDK sends `memberInstanceId`, a random
  * token of the member object, with every heartbeat; the coordinator keeps the one it saw last
  * in the member record and refuses a different instance while the record still holds the id.
  * Reference clients never send the field and are never refused for it.

@@ -1,5 +1,5 @@
 /**
- * What one heartbeat sees of its group (SPEC §4, issue 10): the group header, the stream's
+ * What one heartbeat sees of its group (docs/protocol.md#redis-key-layout): the group header, the stream's
  * shard sets, the member's own record and target, and for the shards it touches whether another
  * member's holding blocks it. Everything here is O(the member's own shards); nothing iterates
  * the group. `viewFromGroup` builds the same view from a whole group document, so the pure
@@ -44,7 +44,7 @@ export type CorrectionRound = Omit<MetadataCorrection, 'acknowledgedMembers'>;
  */
 export interface StreamView {
   shardCount: number;
-  /** Removed shards not yet retired: consumable besides `[0, shardCount)` (SPEC §7). */
+  /** Removed shards not yet retired: consumable besides `[0, shardCount)` (docs/protocol.md#resharding). */
   extraConsumable: readonly number[];
   /** Removed shards still draining: assignable besides `[0, shardCount)`. */
   extraAssignable: readonly number[];
@@ -91,7 +91,7 @@ export interface MemberView {
    * Would the open round be complete with this member's record replaced by `after` and the
    * member acknowledged (`acked`)? Absent when the caller could not tell cheaply: the round is
    * then treated as still open (the Redis path asks again once every live member has
-   * acknowledged, SPEC §6).
+   * acknowledged, docs/protocol.md#concurrency).
    */
   roundComplete?: (after: MemberRecord, acked: boolean) => boolean;
 }

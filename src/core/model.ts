@@ -66,7 +66,7 @@ export interface ShardProgress {
   updatedAt: string | null;
 }
 
-/** Why a FENCED member's holdings still block other members (SPEC §8.3). */
+/** Why a FENCED member's holdings still block other members (docs/protocol.md#stale-epoch-fencing). */
 export type FenceKind =
   /** Stale epoch or ownership violation: holdings block until epoch-0 rejoin or lease expiry. */
   | 'BLOCKING'
@@ -81,7 +81,7 @@ export interface MemberRecord {
   memberEpoch: number;
   /**
    * The epoch returned to this member before the latest one, accepted once more when the
-   * member's report is within its authority (lost-response tolerance, SPEC §8.2). Null when
+   * member's report is within its authority (lost-response tolerance, docs/protocol.md#lost-response-tolerance). Null when
    * there is none (new member, or the previous answer did not change the epoch).
    */
   previousEpoch: number | null;
@@ -105,7 +105,7 @@ export interface MemberRecord {
   memberInstanceId?: string;
 }
 
-/** An open metadata-correction round (PROTOCOL §3.8). */
+/** An open metadata-correction round (docs/protocol.md#metadata-correction-rounds). */
 export interface MetadataCorrection {
   targetMetadataVersion: number;
   observedMetadataVersion: number;
@@ -130,7 +130,7 @@ export interface GroupDoc {
   updatedAt: number;
 }
 
-/** Drain progress of one shard removed by a scale-in (SPEC §7). */
+/** Drain progress of one shard removed by a scale-in (docs/protocol.md#resharding). */
 export const REMOVED_SHARD_STATES = ['DRAINING', 'DRAINED', 'RETIRING', 'RETIRED'] as const;
 /** A removed shard's state. */
 export type RemovedShardState = (typeof REMOVED_SHARD_STATES)[number];
@@ -186,7 +186,7 @@ export interface Migration {
 export interface StreamDoc {
   streamPrefix: string;
   shardCount: number;
-  /** Removed shards not yet retired; they stay consumable (SPEC §7). */
+  /** Removed shards not yet retired; they stay consumable (docs/protocol.md#resharding). */
   removedShards: RemovedShard[];
   migrations: Migration[];
   activeReshardingId: string | null;
@@ -204,7 +204,7 @@ export interface ProtocolConfig {
   staleMemberRetentionMs: number;
 }
 
-/** Default protocol timings (PROTOCOL §9). */
+/** Default protocol timings (docs/protocol.md#housekeeping). */
 export const DEFAULT_PROTOCOL_CONFIG: ProtocolConfig = {
   heartbeatIntervalMs: 3000,
   memberLeaseTtlMs: 15000,
@@ -221,7 +221,7 @@ export function isLive(state: MemberState): boolean {
 }
 
 /**
- * Consumable shards of a stream (SPEC §7): `[0, shardCount)` plus removed shards not yet
+ * Consumable shards of a stream (docs/protocol.md#resharding): `[0, shardCount)` plus removed shards not yet
  * retired, sorted ascending.
  */
 export function consumableShards(stream: Pick<StreamDoc, 'shardCount' | 'removedShards'>): number[] {
@@ -235,7 +235,7 @@ export function consumableShards(stream: Pick<StreamDoc, 'shardCount' | 'removed
 
 /**
  * Shards that may appear in targets: the consumable set minus removed shards whose drain
- * evidence is in (DRAINED and later leave every target, SPEC §7).
+ * evidence is in (DRAINED and later leave every target, docs/protocol.md#resharding).
  */
 export function assignableShards(stream: Pick<StreamDoc, 'shardCount' | 'removedShards'>): number[] {
   const out: number[] = [];

@@ -1,5 +1,5 @@
 /**
- * Server-paced convergence (issue 10). Two things decide how soon a group converges after its
+ * Server-paced convergence. Two things decide how soon a group converges after its
  * membership moves, and how hard its members hit the coordinators meanwhile:
  *
  * - **When the assignment round runs.** A change into a settled group is assigned at once. A

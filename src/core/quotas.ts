@@ -1,5 +1,5 @@
 /**
- * Quotas (issue 13 point 12): how many streams a namespace, groups a stream and live members a
+ * Quotas: how many streams a namespace, groups a stream and live members a
  * group may have. Each refusal is a 409 naming the setting, decided before anything is written;
  * 0 means no limit. The checks that must hold against concurrent requests are repeated where
  * the write happens (the streams index script, the group's commit), so these decide the answer

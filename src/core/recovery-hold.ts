@@ -1,5 +1,5 @@
 /**
- * The recovery hold after a Redis restart (issue 12). Redis restarted from an older snapshot or
+ * The recovery hold after a Redis restart. Redis restarted from an older snapshot or
  * AOF, or a failover to a lagging replica, can hand the coordinator data older than what
  * members were told: a shard the lost writes had moved to member A may look free, or still be
  * member B's. Granting it now could let two members read it at once. So for one member lease

@@ -1,5 +1,5 @@
 /**
- * Housekeeping of resharding (SPEC §7), pure: drains and retires removed shards from the
+ * Housekeeping of resharding (docs/protocol.md#resharding), pure: drains and retires removed shards from the
  * Redis evidence the coordinator gathered, and moves the active migration forward.
  *
  * Per removed shard (one pass may take several steps):
@@ -220,7 +220,7 @@ function advanceMigration(
 }
 
 /**
- * Scale-out completion (SPEC §7, reference defect 15): in every group that has a live member,
+ * Scale-out completion (docs/protocol.md#resharding, docs/protocol.md#deviation-scale-out-and-rollback): in every group that has a live member,
  * each added shard is current with its target owner; a group without live members does not wait.
  */
 function scaleOutConverged(groups: Record<string, GroupDoc>, m: Migration, now: number): boolean {

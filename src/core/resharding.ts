@@ -1,5 +1,5 @@
 /**
- * The resharding state machine of SPEC §7, pure: `(state, input, now) → state`. The
+ * The resharding state machine of docs/protocol.md#resharding, pure: `(state, input, now) → state`. The
  * coordinator does the I/O around it (provisioning, drain-evidence reads, the retire script)
  * and commits each returned state atomically across the stream's groups.
  *
@@ -29,7 +29,7 @@ import {
 
 export type { StreamState } from './stream-state.js';
 
-/** The id of the synthetic, unstored answer to a scale that changes nothing (PROTOCOL §2.6). */
+/** The id of the synthetic, unstored answer to a scale that changes nothing (docs/protocol.md#scale-requests). */
 export const NOOP_RESHARDING_ID = 'noop';
 
 /** Finished migrations kept in the stream document (the oldest are dropped first). */
@@ -89,7 +89,7 @@ export function noopMigration(shardCount: number, now: number): Migration {
 }
 
 /**
- * A scale request (PROTOCOL §5.1 steps 1–4 for the whole stream): 409 while a correction round
+ * A scale request (docs/protocol.md#scale-requests steps 1–4 for the whole stream): 409 while a correction round
  * is open in any group, resume of the PREPARING migration with the same target, 409 for any
  * other active migration, `noop` for the current count, else a new PREPARING migration.
  */
@@ -195,7 +195,7 @@ export function rollbackReadsNeeded(stream: StreamDoc, m: Migration): number[] {
 }
 
 /**
- * Why migration `m` cannot be rolled back (SPEC §7), or null when it can: scale-out only in
+ * Why migration `m` cannot be rolled back (docs/protocol.md#resharding), or null when it can: scale-out only in
  * ACTIVE while no record was ever written to an added shard; scale-in in ACTIVE or DRAINING
  * while none of its removed shards is RETIRING or RETIRED. `readings` covers the added shards
  * of a scale-out (`rollbackReadsNeeded`).
@@ -236,7 +236,7 @@ export function rollbackBlocker(
 }
 
 /**
- * Rollback (SPEC §7): `shardCount := from`, ROLLED_BACK, no active migration, G+1, M+1.
+ * Rollback (docs/protocol.md#resharding): `shardCount := from`, ROLLED_BACK, no active migration, G+1, M+1.
  * Scale-out: the added shards become removed-but-consumable (DRAINING) and retire through the
  * normal drain path, never deleted while held. Scale-in: the removed shards return to routing.
  * Rolling back a rolled-back migration returns it unchanged.
@@ -300,7 +300,7 @@ export function rollbackMigration(
 }
 
 /**
- * Provisioning for a group joining the stream (SPEC §7): every shard of the current and of an
+ * Provisioning for a group joining the stream (docs/protocol.md#resharding): every shard of the current and of an
  * active migration's target count is created (`create`, MKSTREAM); removed shards that are not
  * retired only get the group when their key still exists (`existing`), so a key deleted by a
  * concurrent retirement is never brought back.

@@ -1,5 +1,5 @@
 /**
- * A full-path heartbeat together with the stream's lazy housekeeping (SPEC §3): while
+ * A full-path heartbeat together with the stream's lazy housekeeping (docs/architecture.md#source-layout): while
  * resharding work is pending, the member's group is processed first (its report may release a
  * drained shard) and then every other group is housekept and the migration advanced on the
  * Redis evidence gathered for this request. Without resharding work it is exactly

@@ -43,8 +43,8 @@ export interface ShardHolder {
 
 /**
  * Members of any group whose holdings of a shard still count at `now`: live, LEAVING and
- * blocking-FENCED members (SPEC §8.3) whose lease has not run out. An expired member never
- * counts, so when every member has expired, evidence alone decides (SPEC §7).
+ * blocking-FENCED members (docs/protocol.md#stale-epoch-fencing) whose lease has not run out. An expired member never
+ * counts, so when every member has expired, evidence alone decides (docs/protocol.md#resharding).
  */
 export function holdersByShard(groups: Record<string, GroupDoc>, now: number): Map<number, ShardHolder[]> {
   const out = new Map<number, ShardHolder[]>();
@@ -68,7 +68,7 @@ export function correctionOpen(groups: Record<string, GroupDoc>): boolean {
 }
 
 /**
- * Stream-wide counter bump (G = groupEpoch, M = metadataVersion of every group, SPEC §7), then
+ * Stream-wide counter bump (G = groupEpoch, M = metadataVersion of every group, docs/protocol.md#resharding), then
  * reconcile every group against `stream` (targets over its assignable set, rebalance deadlines).
  */
 export function bumpEveryGroup(

@@ -20,7 +20,7 @@ import { consumerGroupSchema, streamPrefixSchema } from './schemas.js';
 export const TAGS = [
   { name: 'Streams and groups', description: 'Create, read and delete streams and consumer groups.' },
   { name: 'Resharding', description: 'Scale a stream out or in, follow and roll back migrations.' },
-  { name: 'Members', description: 'The member heartbeat protocol (PROTOCOL §3).' },
+  { name: 'Members', description: 'The member heartbeat protocol.' },
   { name: 'Routing', description: 'Producer routing metadata.' },
   { name: 'Monitoring', description: 'Pure reads of coordination state and Redis progress.' },
   { name: 'Grafana', description: 'Flat rows for Grafana JSON data sources.' },

@@ -1,5 +1,5 @@
 /**
- * Flat rows for Grafana's JSON/Infinity data sources (PROTOCOL §2.10). Pure functions over group
+ * Flat rows for Grafana's JSON/Infinity data sources (docs/protocol.md#grafana). Pure functions over group
  * snapshots, offsets and observed rates; owner lists are comma-joined and sorted.
  */
 import type { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * The batched member heartbeat (issue 16.1): one request carries the heartbeats of several
+ * The batched member heartbeat: one request carries the heartbeats of several
  * members of one group — typically every member of one consumer process — and is answered with
  * one item per heartbeat, each exactly what `POST …/members/{m}/heartbeat` would have answered
  * for that body. Items run one after another through the same use-case as the single route

@@ -53,7 +53,7 @@ describe('message pages > tail window', () => {
   });
 });
 
-describe('message pages > read budget (issue 13.2)', () => {
+describe('message pages > read budget', () => {
   it('keeps the limit while every shard fits, shrinks it over many shards, refuses past 3 records a shard', () => {
     expect(MAX_RECORDS_READ_PER_REQUEST).toBe(10_000);
     expect(budgetedLimit(1000, 1)).toBe(1000);

@@ -1,6 +1,6 @@
 /**
  * Paging over shard streams with XRANGE/XREVRANGE only (never a consumer-group read), for one
- * shard or merged across shards (PROTOCOL §2.9 messages, §2.10 Grafana messages).
+ * shard or merged across shards (docs/protocol.md#monitoring-views messages, §2.10 Grafana messages).
  *
  * Cursor paging: each shard is read from its cursor (inclusive) with `COUNT limit+2` (`limit+1`
  * without a cursor), the record equal to the cursor is dropped, and there is a next page when
@@ -10,7 +10,7 @@
  * Tail paging counts pages from the end in the page direction: page `d` before the last page
  * (`d = 0` is the last one, which holds the `total mod limit` remainder).
  *
- * Every read one request causes is capped (issue 13.2): a tail window reads its whole distance
+ * Every read one request causes is capped: a tail window reads its whole distance
  * from every shard, and merged paging reads `limit + 2` from each one, so without a cap one
  * request could read whole streams (or 1,024 shards × 1,002 records).
  */

@@ -1,5 +1,5 @@
 /**
- * Redis-backed monitoring views (PROTOCOL §2.9): shard offsets over the consumable set and
+ * Redis-backed monitoring views (docs/protocol.md#monitoring-views): shard offsets over the consumable set and
  * message pages. Pure functions from a group snapshot plus what the inspector read.
  */
 import type { z } from 'zod';
@@ -20,7 +20,7 @@ export type StreamMessageRecordJson = z.output<typeof M.messageRecordSchema>;
 /** `StreamMessagesPageResponse`. */
 export type StreamMessagesPageJson = z.output<typeof M.messagesPageSchema>;
 
-/** Physical stream key of shard `i` (PROTOCOL §2: `{p}:{i}`, no hash tag). */
+/** Physical stream key of shard `i` (docs/protocol.md#endpoints-and-roles: `{p}:{i}`, no hash tag). */
 export function shardKey(prefix: string, shard: number): string {
   return `${prefix}:${shard}`;
 }

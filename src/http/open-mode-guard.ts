@@ -1,6 +1,6 @@
 /**
  * Open mode (no credentials) trusts the network path, so it answers only requests meant for it
- * (SPEC §9). A web page elsewhere must not drive the API through the visitor's browser: by DNS
+ * (docs/security.md). A web page elsewhere must not drive the API through the visitor's browser: by DNS
  * rebinding (its own name pointed at 127.0.0.1, so the Host is foreign) or by cross-origin
  * mutations (a POST/DELETE the page makes the browser send). Same-origin requests — the web
  * console this app serves — and non-browser clients (no Origin) pass.

@@ -7,7 +7,7 @@ import { memberStateSchema, migrationSchema, removedShardSchema } from './openap
 
 const instant = z.iso.datetime({ offset: true });
 
-/** `StreamScaleResponse` (PROTOCOL §2.6): the stream's migration, listed once per group. */
+/** `StreamScaleResponse` (docs/protocol.md#scale-requests): the stream's migration, listed once per group. */
 export const streamScaleResponseSchema = z.object({
   streamPrefix: z.string(),
   targetShardCount: z.int().min(0),

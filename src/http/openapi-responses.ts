@@ -1,7 +1,7 @@
 /**
  * zod schemas of every `/coord/v1` response body, for the OpenAPI document (the routes build
  * responses from the TS types in `schemas.ts`; a type test keeps the two identical).
- * Clients must ignore fields they do not know: responses may gain fields (SPEC §2).
+ * Clients must ignore fields they do not know: responses may gain fields (docs/protocol.md#compatibility).
  */
 import { z } from 'zod';
 import {

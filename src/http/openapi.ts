@@ -121,7 +121,7 @@ function successContent(body: SuccessBody, example: unknown): Record<string, unk
 
 const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } };
 
-/** What a refused password check answers (429, issue 13.3). */
+/** What a refused password check answers (429). */
 const LOGIN_REFUSALS: readonly ErrorCode[] = ['LOGIN_THROTTLED', 'AUTHENTICATION_BUSY'];
 
 function errorResponses(codes: readonly ErrorCode[]): Record<string, unknown> {

@@ -11,7 +11,7 @@ import { describeIssues, invalidRequest } from './errors.js';
 import { consumerGroupSchema, streamPrefixSchema } from './schemas.js';
 import { NOT_A_STREAM_ID, normalizeStreamId } from './stream-id.js';
 
-/** Default and bounds of a message page (PROTOCOL §2.9: clamped, never rejected). */
+/** Default and bounds of a message page (docs/protocol.md#monitoring-views: clamped, never rejected). */
 export const DEFAULT_PAGE_LIMIT = 25;
 /** Largest message page. */
 export const MAX_PAGE_LIMIT = 1000;

@@ -1,6 +1,6 @@
 /**
  * Wire shapes of `/coord/v1`: zod schemas for every request body and path parameter, and the
- * types of every response body, read off the documented response schemas (PROTOCOL §2–§3). Field names follow the reference exactly;
+ * types of every response body, read off the documented response schemas (docs/protocol.md#endpoints-and-roles–§3). Field names follow the reference exactly;
  * additive response fields are marked as such.
  */
 import { z } from 'zod';
@@ -71,7 +71,7 @@ const optionalText = z.string().max(MAX_TEXT_LENGTH).nullish();
 /** ISO-8601 instant as the starter's Jackson writes it (`…Z` or with an offset). */
 const instant = z.iso.datetime({ offset: true });
 
-/** Body of `POST /streams/{p}`; `consumerGroup` is our additive field (SPEC §8.5). */
+/** Body of `POST /streams/{p}`; `consumerGroup` is our additive field (docs/protocol.md#deviation-one-shard-count-per-stream). */
 export const createStreamSchema = z.object({
   initialShardCount: shardCountSchema.nullish(),
   consumerGroup: consumerGroupSchema.nullish(),
@@ -97,7 +97,7 @@ export const deleteGroupSchema = z.object({
 export const deleteStreamSchema = deleteGroupSchema;
 
 /**
- * Body of both scale routes (PROTOCOL §2.6): `targetShardCount` required, 0 allowed (full
+ * Body of both scale routes (docs/protocol.md#scale-requests): `targetShardCount` required, 0 allowed (full
  * drain; the configured maximum is checked by the route); `reason` mandatory;
  * `deprecatedAfter` accepted and ignored.
  */
@@ -144,7 +144,7 @@ const perShard = <T extends z.ZodType>(item: T) =>
     .nullish();
 
 /**
- * Body of a heartbeat (PROTOCOL §3.1). Deliberately permissive where the core decides:
+ * Body of a heartbeat (docs/protocol.md#heartbeat-request). Deliberately permissive where the core decides:
  * `protocolVersion` above the supported range, a body `memberId` that differs from the path,
  * and `memberEpoch < -1` are protocol answers (HTTP 200), not 400s.
  */
@@ -214,17 +214,17 @@ export type ShardIdJson = z.output<typeof shardIdSchema>;
 export type ErrorResponseJson = z.output<typeof R.errorResponseSchema>;
 /** `Migration`. */
 export type MigrationJson = z.output<typeof R.migrationSchema>;
-/** Additive: a shard removed by a scale-in and not yet retired (SPEC §7). */
+/** Additive: a shard removed by a scale-in and not yet retired (docs/protocol.md#resharding). */
 export type RemovedShardJson = z.output<typeof R.removedShardSchema>;
-/** `GroupResponse` (PROTOCOL §2.2) plus additive `consumableShards` and `removedShards`. */
+/** `GroupResponse` (docs/protocol.md#streams-and-groups) plus additive `consumableShards` and `removedShards`. */
 export type GroupResponseJson = z.output<typeof R.groupResponseSchema>;
-/** `StreamScaleResponse` (PROTOCOL §2.6): the stream's one migration, once per affected group. */
+/** `StreamScaleResponse` (docs/protocol.md#scale-requests): the stream's one migration, once per affected group. */
 export type StreamScaleResponseJson = z.output<typeof S.streamScaleResponseSchema>;
 /** Additive: one drain-evidence read of a removed shard. */
 export type DrainEvidenceJson = z.output<typeof S.drainEvidenceSchema>;
 /** Additive: one consumer group as a drain-evidence read saw it. */
 export type ConsumerGroupEvidenceJson = NonNullable<DrainEvidenceJson['consumerGroups']>[number];
-/** `GET /monitoring/…/migrations` (PROTOCOL §2.9) plus additive operator fields. */
+/** `GET /monitoring/…/migrations` (docs/protocol.md#monitoring-views) plus additive operator fields. */
 export type MigrationsResponseJson = z.output<typeof S.migrationsResponseSchema>;
 /** Additive: a removed shard in the migrations view. */
 export type RemovedShardDetailJson = MigrationsResponseJson['removedShards'][number];
@@ -234,17 +234,17 @@ export type ShardHolderJson = RemovedShardDetailJson['holders'][number];
 export type StreamDeleteResponseJson = z.output<typeof R.streamDeleteResponseSchema>;
 /** `StreamCreateResponse` plus additive `consumerGroup` (the stream's first group). */
 export type StreamCreateResponseJson = z.output<typeof R.streamCreateResponseSchema>;
-/** `ProducerRoutingResponse` (PROTOCOL §2.5). */
+/** `ProducerRoutingResponse` (docs/protocol.md#producer-routing). */
 export type ProducerRoutingResponseJson = z.output<typeof R.producerRoutingResponseSchema>;
 /** One shard of `ProducerRoutingResponse`. */
 export type ProducerRoutingShardJson = ProducerRoutingResponseJson['shards'][number];
-/** `HeartbeatResponse` (PROTOCOL §3.2) plus additive `memberLeaseTtlMs` (SPEC §8.10). */
+/** `HeartbeatResponse` (docs/protocol.md#heartbeat-response) plus additive `memberLeaseTtlMs` (docs/protocol.md#deviation-additive-fields). */
 export type HeartbeatResponseJson = z.output<typeof R.heartbeatResponseSchema>;
 /** Additive: the batched heartbeat's answer, one single-route answer per item, in order. */
 export type HeartbeatBatchResponseJson = z.output<typeof R.heartbeatBatchResponseSchema>;
 /** One item of `HeartbeatBatchResponse`. */
 export type HeartbeatBatchItemJson = HeartbeatBatchResponseJson['results'][number];
-/** `MemberMetadata` of the members view (PROTOCOL §2.9). */
+/** `MemberMetadata` of the members view (docs/protocol.md#monitoring-views). */
 export type MemberJson = z.output<typeof R.memberSchema>;
 /** `ShardConsumptionProgress` as stored on a member. */
 export type ShardProgressJson = MemberJson['shardProgress'][number];
@@ -254,7 +254,7 @@ export type AssignmentsResponseJson = z.output<typeof R.assignmentsResponseSchem
 export type ConsumerShardProgressJson = z.output<typeof R.consumptionResponseSchema>['progress'][number];
 /** `HealthResponse` of `/monitoring/health`. */
 export type HealthResponseJson = z.output<typeof R.healthResponseSchema>;
-/** `/monitoring/compatibility` (PROTOCOL §2.9); durations are ISO-8601 (`PT3S`). */
+/** `/monitoring/compatibility` (docs/protocol.md#monitoring-views); durations are ISO-8601 (`PT3S`). */
 export type CompatibilityResponseJson = z.output<typeof R.compatibilityResponseSchema>;
 /** A version as the reference's compatibility view renders it. */
 export type VersionJson = CompatibilityResponseJson['coordinationVersions'][number]['introducedIn'];

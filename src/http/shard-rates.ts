@@ -1,5 +1,5 @@
 /**
- * Produced/consumed rates for Grafana (PROTOCOL §2.10), from successive observations kept in
+ * Produced/consumed rates for Grafana (docs/protocol.md#grafana), from successive observations kept in
  * this process's memory, per group. The first observation of a group has no rates (null).
  *
  * produced = growth of `entries-added` (falls back to stream length when the server does not

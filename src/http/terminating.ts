@@ -1,5 +1,5 @@
 /**
- * Terminating mode (SPEC §6): while the process drains, new mutations are refused with 503
+ * Terminating mode (docs/protocol.md#concurrency): while the process drains, new mutations are refused with 503
  * `COORDINATOR_TERMINATING`; reads keep being served.
  */
 import type { MiddlewareHandler } from 'hono';

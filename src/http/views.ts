@@ -131,7 +131,7 @@ export function activeMigration(stream: StreamDoc): Migration | null {
   return stream.migrations.find((m) => m.reshardingId === stream.activeReshardingId) ?? null;
 }
 
-/** `GroupResponse` (PROTOCOL §2.2) with the additive consumable/removed shard lists. */
+/** `GroupResponse` (docs/protocol.md#streams-and-groups) with the additive consumable/removed shard lists. */
 export function groupView({ stream, group }: GroupSnapshot): GroupResponseJson {
   const summaries = assignmentSummaries(group);
   const migration = activeMigration(stream);
@@ -219,7 +219,7 @@ export function streamCreateView({ stream, group }: GroupSnapshot): StreamCreate
   };
 }
 
-/** `ProducerRoutingResponse`: routing covers `[0, shardCount)` only (SPEC §7). */
+/** `ProducerRoutingResponse`: routing covers `[0, shardCount)` only (docs/protocol.md#resharding). */
 export function routingView({ stream, group }: GroupSnapshot): ProducerRoutingResponseJson {
   const shards = [];
   for (let i = 0; i < stream.shardCount; i++) {
@@ -283,7 +283,7 @@ export function memberView(m: MemberRecord): MemberJson {
     metadataVersion: m.metadataVersion,
     runtimeMaxConcurrency: m.runtimeMaxConcurrency,
     activeConsumerWorkers: m.activeConsumerWorkers,
-    // Member records echo the order in which shards were reported (PROTOCOL §1.1).
+    // Member records echo the order in which shards were reported (docs/protocol.md#conventions).
     currentAssignment: shardIds(m.currentAssignment),
     grantedAssignment: shardIds(m.grantedAssignment),
     revoking: shardIds(m.revoking),

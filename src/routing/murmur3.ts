@@ -1,5 +1,5 @@
 /**
- * MurmurHash3 x86 32-bit, the hash behind `routeV1` (PROTOCOL §6.1).
+ * MurmurHash3 x86 32-bit, the hash behind `routeV1` (docs/protocol.md#routev1).
  *
  * Pure arithmetic over bytes: no `node:` imports, so it runs on Node, Workers and browsers.
  */

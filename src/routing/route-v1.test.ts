@@ -28,7 +28,7 @@ describe('routing > murmur3_x86_32', () => {
     expect(murmur3Hash32Unsigned(bytes, 0)).toBe(v.murmur3Signed >>> 0);
   });
 
-  it('matches the examples of PROTOCOL §6.1', () => {
+  it('matches the routeV1 examples', () => {
     const enc = (s: string) => new TextEncoder().encode(s);
     expect(murmur3Hash32(enc(''))).toBe(0);
     expect(murmur3Hash32(enc('hello'))).toBe(613153351);

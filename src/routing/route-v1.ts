@@ -1,5 +1,5 @@
 /**
- * `routeV1`: partition key → shard index, bit-for-bit as the reference clients (PROTOCOL §6.1).
+ * `routeV1`: partition key → shard index, bit-for-bit as the reference clients (docs/protocol.md#routev1).
  * Shared by the server and the producer SDK; runs on Node and Workers.
  */
 import { murmur3Hash32, murmur3Hash32Unsigned } from './murmur3.js';

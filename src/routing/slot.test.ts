@@ -22,7 +22,7 @@ describe('routing > redisSlot', () => {
     ['orders:5', 12583],
     ['orders:6', 324],
     ['orders:7', 4453],
-  ])('puts %s in slot %i (PROTOCOL §2.5)', (key, slot) => {
+  ])('puts %s in slot %i', (key, slot) => {
     expect(redisSlot(key)).toBe(slot);
   });
 

@@ -1,6 +1,6 @@
 /**
  * Parsing and validation of stored documents. Anything unreadable fails closed with
- * METADATA_CORRUPT (SPEC §5.5); stored values are never repaired or overwritten here.
+ * METADATA_CORRUPT (docs/protocol.md#invariants); stored values are never repaired or overwritten here.
  * Unknown fields are kept, so documents written by a newer version still load.
  */
 import { z } from 'zod';

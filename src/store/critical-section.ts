@@ -1,9 +1,9 @@
 /**
- * Stream-wide critical sections (SPEC §6): mutex wait with jittered polling, then load → decide
+ * Stream-wide critical sections (docs/protocol.md#concurrency): mutex wait with jittered polling, then load → decide
  * → checked commit, retried on conflicts. Only stream-wide changes take it (create, delete,
  * scale, rollback, resharding passes); heartbeats never do.
  *
- * Issue 12: the mutex is a short lease renewed while the section runs (`lock-lease.ts`), and
+ * The mutex is a short lease renewed while the section runs (`lock-lease.ts`), and
  * every commit names it, so a section that lost it never commits. Every commit attempt carries
  * a one-time token: a commit whose reply was lost is sent again and, if the first send applied,
  * the script recognises the token and answers "applied" — the section returns that attempt's

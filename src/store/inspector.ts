@@ -1,10 +1,10 @@
 /**
  * The StreamInspector port: the read-only Redis commands the monitoring endpoints need
- * (PROTOCOL §2.9–2.10) and nothing more. Every method is a pure read: nothing here creates a
+ * (docs/protocol.md#monitoring-views–2.10) and nothing more. Every method is a pure read: nothing here creates a
  * key, moves a consumer group or acknowledges a record.
  *
  * Failures never surface as errors: a missing key or a Redis error degrades to nulls, zeros or
- * empty lists, so a dashboard keeps rendering what it can (PROTOCOL §2.9 "Redis errors degrade
+ * empty lists, so a dashboard keeps rendering what it can (docs/protocol.md#monitoring-views "Redis errors degrade
  * to zeros/nulls").
  */
 

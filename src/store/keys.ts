@@ -1,5 +1,5 @@
 /**
- * Every Redis key name the coordinator uses, in one place (SPEC §4).
+ * Every Redis key name the coordinator uses, in one place (docs/protocol.md#redis-key-layout).
  *
  * `K` is the namespace (config `keyPrefix`, default `rsc`); `{P}` is the URL-encoded stream
  * prefix inside a hash tag, so all coordinator keys of one stream share a Cluster slot and one
@@ -158,7 +158,7 @@ export function tokenSecretKey(ns: string): string {
   return `${ns}:auth:token-secret`;
 }
 
-/** Shard stream `i` of a logical stream: `prefix:i` (no hash tag, SPEC §1). */
+/** Shard stream `i` of a logical stream: `prefix:i` (no hash tag, docs/protocol.md#conventions). */
 export function shardKey(prefix: string, i: number): string {
   return `${prefix}:${i}`;
 }

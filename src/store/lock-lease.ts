@@ -1,5 +1,5 @@
 /**
- * The stream mutex as a short, renewed lease (SPEC §6, issue 12): taken with `SET NX PX ttl`
+ * The stream mutex as a short, renewed lease (docs/protocol.md#concurrency): taken with `SET NX PX ttl`
  * semantics (acquire-or-renew, so a resent acquire after a lost reply is the caller's own),
  * extended every ttl/3 while its critical section runs, released by compare-and-delete. A holder
  * that dies stops renewing, so the stream is free again within one TTL; a section whose renewal

@@ -1,5 +1,5 @@
 /**
- * Stored forms of layout 2 (SPEC §4, issue 10): a member record as `<rev>|<compact JSON>`, the
+ * Stored forms of layout 2 (docs/protocol.md#redis-key-layout): a member record as `<rev>|<compact JSON>`, the
  * group header's fields, an ownership entry `<member>|<kind>`, and the stream's heartbeat view.
  * Decoding validates everything and fails closed with METADATA_CORRUPT; nothing is repaired.
  */

@@ -4,7 +4,7 @@
  * Two implementations: `ioredis-store.ts` (Node, standalone or Cluster) and `upstash-store.ts`
  * (Workers). Both run the same Lua scripts from `scripts/`.
  *
- * Layout 2 (SPEC §4, issue 10): per stream a stream hash (document, revision, the compact view
+ * Layout 2 (docs/protocol.md#redis-key-layout): per stream a stream hash (document, revision, the compact view
  * heartbeats read); per group a small header, one record per member, one target per member, an
  * ownership index per shard, holder statuses, and time indexes (leases, deadlines, timers). A
  * heartbeat reads O(its own shards) and commits only if what it read is unchanged (the commit
@@ -200,7 +200,7 @@ export interface StreamOps {
 }
 
 /**
- * Drain evidence and retirement of removed shards (SPEC §7); each call is one script on the
+ * Drain evidence and retirement of removed shards (docs/protocol.md#resharding); each call is one script on the
  * shard key. Optional in `Store` while not every implementation has them: a store without them
  * yields no drain evidence, so removed shards keep draining and are never deleted (fail safe).
  */

@@ -1,5 +1,5 @@
 /**
- * The compact view of a stream that heartbeats read instead of its document (issue 10).
+ * The compact view of a stream that heartbeats read instead of its document.
  */
 import { streamViewOf } from '../core/member-view.js';
 import type { StreamDoc } from '../core/model.js';

@@ -1,5 +1,5 @@
 /**
- * Issue 13.3, 13.4 and 13.10 over the real stack: failed logins throttled per client and per
+ * Login hardening over the real stack: failed logins throttled per client and per
  * username, PBKDF2 work bounded, no token secret derived from a password, and tokens checked
  * against the configuration in force (no renewal past the original expiry: login-tokens).
  */

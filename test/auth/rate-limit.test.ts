@@ -1,5 +1,5 @@
 /**
- * The optional admin-mutation rate limit (PROTOCOL §1.2) over the real stack.
+ * The optional admin-mutation rate limit (docs/protocol.md#roles) over the real stack.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, uniquePrefix } from '../support/redis.js';

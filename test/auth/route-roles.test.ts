@@ -1,5 +1,5 @@
 /**
- * Every route × every role, as PROTOCOL §1.2 and the §2 table say, over the real stack.
+ * Every route × every role, as docs/protocol.md#roles and the §2 table say, over the real stack.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, uniquePrefix } from '../support/redis.js';
@@ -54,7 +54,7 @@ const ROUTES: ReadonlyArray<readonly [string, string, Required]> = [
   ['GET', '/docs', 'NONE'],
 ];
 
-/** Who may call a route needing each role (PROTOCOL §1.2 grants, written out). */
+/** Who may call a route needing each role (docs/protocol.md#roles grants, written out). */
 const ALLOWED: Record<Exclude<Required, 'HEARTBEAT'>, readonly Who[]> = {
   NONE: ['anonymous', 'member', 'monitor', 'reader', 'writer', 'admin'],
   READ: ['monitor', 'reader', 'writer', 'admin'],

@@ -1,5 +1,5 @@
 /**
- * Idempotent batches (issue 16.3) against real Redis: the records of a batch bound for one
+ * Idempotent batches against real Redis: the records of a batch bound for one
  * shard run as ONE idempotent-batch script call — counted on a private redis-server's
  * commandstats — with the per-record outcomes a pipeline of single scripts had: input order kept
  * across plain and `eventId` records, repeats (also within the batch) answered with the first

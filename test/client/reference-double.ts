@@ -1,7 +1,7 @@
 /**
  * A test double of the reference coordinator that serves only
  * `GET /coord/v1/streams/{p}/groups/{g}/producer-routing`, in the reference's exact shape (no
- * additive fields), with optional Basic / Bearer checks (PROTOCOL §1.2, §2.5). Tests change its
+ * additive fields), with optional Basic / Bearer checks (docs/protocol.md#roles, docs/protocol.md#producer-routing). Tests change its
  * answer at will to simulate resharding the real coordinator cannot do yet.
  */
 import { Hono } from 'hono';

@@ -1,5 +1,5 @@
 /**
- * Truthful ownership views (issue 15.5): with a live member, one whose lease lapsed (not yet
+ * Truthful ownership views: with a live member, one whose lease lapsed (not yet
  * swept: the server's sweep interval is far longer than the test) and one LEAVING, no view —
  * the console, the CLI, the monitoring API — shows the expired or the leaving member as a current
  * owner or counts it live; their records stay visible as history.

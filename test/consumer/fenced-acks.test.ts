@@ -1,5 +1,5 @@
 /**
- * Fenced acks (issue 16.2) on real Redis: a member that lost its shard while records were still
+ * Fenced acks on real Redis: a member that lost its shard while records were still
  * in its handler (heartbeats stalled past its lease, a newer owner took the shard over and
  * claimed its token) cannot ack them when its handler finally returns — the acks are refused,
  * reported, and the entries stay pending for the new owner, whose own acks apply. With

@@ -1,5 +1,5 @@
 /**
- * The consumer's batched heartbeats (issue 16.1) against real coordinators on real Redis: with
+ * The consumer's batched heartbeats against real coordinators on real Redis: with
  * the capability advertised, the members of one process heartbeat together in batches and get
  * their shards as they would alone; against a reference-only double (the single route, the
  * reference's answer shape) and a coordinator whose batch route answers 404, every member

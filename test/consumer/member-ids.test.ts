@@ -1,5 +1,5 @@
 /**
- * One process per member id (issue 11 point 7), over real HTTP and real Redis: consumer
+ * One process per member id, over real HTTP and real Redis: consumer
  * processes with default options get different member ids; a second process sharing an
  * explicit id is told MEMBER_ID_IN_USE and reads nothing while the first is live (and joins once
  * it left); a reference-style heartbeat without `memberInstanceId` is never refused for it.
@@ -94,7 +94,7 @@ async function stop(child: Child): Promise<void> {
   if (child.proc.exitCode === null) child.proc.kill('SIGKILL');
 }
 
-describe('consumer > member ids (issue 11 point 7)', () => {
+describe('consumer > member ids', () => {
   it('gives two consumer processes with default options different member ids, each reading its own shard', async () => {
     const p = await newStream(stack, 2, 'ids');
     const children = [spawnConsumer(p), spawnConsumer(p)];

@@ -1,6 +1,6 @@
 /**
  * A member the coordinator revokes a shard from lets it go before the coordinator's rebalance
- * deadline, even when its soft stop cannot finish (issue 12, scenario 6): acks left on a frozen
+ * deadline, even when its soft stop cannot finish: acks left on a frozen
  * Redis are waited for a bounded time, and a handler still running at the member's own deadline
  * is told to stop. The coordinator never has to fence the member, so the new owner starts only
  * after the old one's interval has closed. The coordinator runs on the harness Redis.

@@ -1,6 +1,6 @@
 /**
  * A consumer whose Redis path goes silent (blackhole: connections stay open, nothing comes
- * back) while the coordinator revokes its shards (issue 12, scenario 6): its ownership
+ * back) while the coordinator revokes its shards: its ownership
  * intervals close within a bound and never overlap the new owner's: the SDK's bounded stops
  * and its local revoke deadline, ahead of the coordinator's rebalance-timeout fence.
  */

@@ -1,5 +1,5 @@
 /**
- * A coordinator SIGKILLed while it holds a stream's mutex (issue 12, scenario 3): another
+ * A coordinator SIGKILLed while it holds a stream's mutex: another
  * instance serves stream-wide changes again once the dead holder's lock lease runs out.
  */
 import { readFileSync } from 'node:fs';

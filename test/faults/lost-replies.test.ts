@@ -1,7 +1,6 @@
 /**
- * Lost and cut replies on the coordinator → Redis path during admin calls (issue 12, scenario
- * 4): each call answers success or a retryable 503, and the state it leaves is right. Pending:
- * it depends on the in-doubt-commit fix in progress (see the report of issue 12).
+ * Lost and cut replies on the coordinator → Redis path during admin calls: each call answers success or a retryable 503, and the state it leaves is right. Pending:
+ * it depends on the in-doubt-commit fix in progress.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniquePrefix } from '../support/redis.js';

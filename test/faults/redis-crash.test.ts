@@ -1,5 +1,5 @@
 /**
- * Redis crashes and freezes under load (issue 12, scenarios 1 and 2): two coordinator
+ * Redis crashes and freezes under load: two coordinator
  * instances, two consumer processes, a producer and a scale-out in flight.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * A coordinator restarted while its explicit Redis is down (issue 12, scenario 5): it starts,
+ * A coordinator restarted while its explicit Redis is down: it starts,
  * says it is not ready, never substitutes a private redis-server, and serves the real data as
  * soon as Redis is back (no split brain).
  */

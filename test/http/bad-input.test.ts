@@ -1,6 +1,6 @@
 /**
  * Bad input through the real stack: always a 4xx ErrorResponse with a code, never a 500,
- * and nothing written to Redis (SPEC §8.9, §9).
+ * and nothing written to Redis (docs/protocol.md#deviation-error-bodies, docs/security.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, uniquePrefix } from '../support/redis.js';

@@ -1,6 +1,6 @@
 /**
  * Two coordinator instances on one Redis, hundreds of interleaved heartbeats: single
- * ownership must hold during and after (SPEC §5 invariants 1, 2, 6).
+ * ownership must hold during and after (docs/protocol.md#invariants invariants 1, 2, 6).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { doubleHeld, SimMember } from '../support/members.js';

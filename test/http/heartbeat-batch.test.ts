@@ -1,5 +1,5 @@
 /**
- * The batched member heartbeat (issue 16.1) over HTTP against real Redis: each item is exactly
+ * The batched member heartbeat over HTTP against real Redis: each item is exactly
  * what the single route answers for the same body, a per-item refusal stays that item's, the
  * batch is bounded and refuses repeated members, it is advertised (and switched off) by
  * configuration, and it needs what the single heartbeat needs — no more, no less.

@@ -1,6 +1,6 @@
 /**
  * The member protocol over HTTP against real Redis (standalone and 6-node Cluster):
- * PROTOCOL §3.12 worked example, expiry, fencing and rejoin, metadata correction.
+ * docs/protocol.md#worked-example worked example, expiry, fencing and rejoin, metadata correction.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { groupKeys } from '../../src/store/keys.js';
@@ -23,7 +23,7 @@ describe.each(backends)('heartbeat protocol over HTTP ($name)', (backend) => {
     return prefix;
   }
 
-  it('reproduces the worked example of PROTOCOL §3.12 with exact epochs', async () => {
+  it('reproduces the worked example of the protocol with exact epochs', async () => {
     stack = makeStack(backend);
     const p = await createStream(2);
     const g = await stack.call('GET', `/coord/v1/streams/${p}/groups/${p}`);

@@ -1,5 +1,5 @@
 /**
- * Fail closed (SPEC §5.5): corrupted stored metadata answers a clear 5xx on every endpoint of
+ * Fail closed (docs/protocol.md#invariants): corrupted stored metadata answers a clear 5xx on every endpoint of
  * the group and is never overwritten; deleted metadata answers the protocol's not-found.
  */
 import { afterEach, describe, expect, it } from 'vitest';

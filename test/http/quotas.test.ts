@@ -1,5 +1,5 @@
 /**
- * Quotas (issue 13 point 12) over HTTP against real Redis (standalone and 6-node Cluster): a
+ * Quotas over HTTP against real Redis (standalone and 6-node Cluster): a
  * create beyond COORDINATOR_MAX_STREAMS or COORDINATOR_MAX_GROUPS_PER_STREAM, and a join beyond
  * COORDINATOR_MAX_MEMBERS_PER_GROUP, answer 409 with their own code and write nothing; members
  * already in the group keep heartbeating as before.

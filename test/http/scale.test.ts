@@ -1,5 +1,5 @@
 /**
- * A bounded variant of the real-time scale bench (issue 10): 500 members × 256 shards over real
+ * A bounded variant of the real-time scale bench: 500 members × 256 shards over real
  * HTTP against two coordinator instances on one Redis, every member heartbeating at once each
  * round. Convergence is counted in rounds, not timed; every answer must be a 200.
  */

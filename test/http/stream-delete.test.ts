@@ -1,5 +1,5 @@
 /**
- * `DELETE /coord/v1/streams/{p}` (issue 15.4) against real Redis (standalone and Cluster): it
+ * `DELETE /coord/v1/streams/{p}` against real Redis (standalone and Cluster): it
  * deletes the stream, every group's metadata and the shard keys, so the name can be created
  * again; without force it loses nothing (refused with live members or unconsumed entries, a
  * key that is not a stream is never touched); with force the keys go whatever they hold.

@@ -1,7 +1,6 @@
 /**
  * The streams index (`K:streams`, listing and sweeps) never misses a live stream, even when a
- * stream's last group is deleted while another instance re-creates the stream (issue 12
- * defect 5): the index lives in another slot than the stream, so it cannot be in the commit.
+ * stream's last group is deleted while another instance re-creates the stream: the index lives in another slot than the stream, so it cannot be in the commit.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Coordinator } from '../../src/coordinator.js';

@@ -1,5 +1,5 @@
 /**
- * Property (issue 10): many members with random joins, leaves, crashes, lost answers, stale
+ * Property: many members with random joins, leaves, crashes, lost answers, stale
  * replays, lease expiries, sweeps and reshards, driven through two coordinator instances on one
  * Redis with concurrent requests. After every step, read from Redis: no shard held by two members
  * whose holdings block (live, leaving, blocking fence), no answer granted a shard another member

@@ -25,7 +25,7 @@ export interface Arranged {
 /** Shard 0: 10 records with `payload`; shard 1: 4 records without; shard 2: empty. */
 export async function arrangeGroup(backend: Backend): Promise<Arranged> {
   // A lease longer than the simulated time the rate tests let pass (5 s): A stays live, as
-  // views show a lapsed lease as EXPIRED at once (issue 15.5).
+  // views show a lapsed lease as EXPIRED at once.
   const stack = makeStack(backend, { config: { COORDINATOR_MEMBER_LEASE_TTL_MS: '9000' } });
   const p = uniquePrefix('mon');
   const created = await stack.call('POST', `/coord/v1/streams/${p}`, {

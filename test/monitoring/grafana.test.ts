@@ -1,5 +1,5 @@
 /**
- * Grafana routes (PROTOCOL §2.10) against real Redis: every route's rows for a group in a known
+ * Grafana routes (docs/protocol.md#grafana) against real Redis: every route's rows for a group in a known
  * state, blank-parameter answers, observed rates, and no change to consumer-group state.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

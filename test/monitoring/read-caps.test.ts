@@ -1,5 +1,5 @@
 /**
- * Read caps of the message routes (issue 13.2) against real Redis (standalone and 6-node
+ * Read caps of the message routes against real Redis (standalone and 6-node
  * Cluster): no request reads more than MAX_RECORDS_READ_PER_REQUEST records in all. A tail
  * cursor whose window needs more answers 400 instead of reading the stream; merged paging over
  * many shards shrinks its page limit to the budget; ordinary pages are unchanged.

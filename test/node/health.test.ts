@@ -1,5 +1,5 @@
 /**
- * Health that tells the truth (issue 11): liveness never depends on Redis; readiness is UP only
+ * Health that tells the truth: liveness never depends on Redis; readiness is UP only
  * while Redis answers with our credentials and the instance is not terminating, and UP again
  * within a second of Redis returning; Redis auth failures answer 503 REDIS_UNAVAILABLE; Redis
  * errors are logged as JSON, rate-limited, once per state change, never printed raw.

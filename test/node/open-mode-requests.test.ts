@@ -1,5 +1,5 @@
 /**
- * Open mode answers only requests meant for this machine (SPEC §9): a page on another site
+ * Open mode answers only requests meant for this machine (docs/security.md): a page on another site
  * cannot reach the loopback API through DNS rebinding (a foreign Host) nor make the browser
  * send it mutations (a foreign Origin). With credentials configured, any Host is served.
  */

@@ -1,5 +1,5 @@
 /**
- * The CLI's additions of issue 15.4, each run as a real child process against a real
+ * The CLI's stream listing and deletion commands, each run as a real child process against a real
  * coordinator: the list commands, logout, tokens kept per URL and sent nowhere else, `--json`
  * failures as JSON on stderr (exit codes unchanged), and a clear refusal of a wrong password.
  */

@@ -10,7 +10,7 @@ async function handover(): Promise<Driver> {
   return d;
 }
 
-describe('group view > invariant violations (PROTOCOL §2.9)', () => {
+describe('group view > invariant violations', () => {
   it('reports nothing for a consistent group, also mid-handover', async () => {
     const d = await handover();
     expect(invariantViolations(d.stream, d.group)).toEqual([]);
@@ -50,7 +50,7 @@ describe('group view > invariant violations (PROTOCOL §2.9)', () => {
   });
 });
 
-describe('group view > assignment summaries (PROTOCOL §2.2)', () => {
+describe('group view > assignment summaries', () => {
   it('counts targets of every live member and current shards of live and leaving holders', async () => {
     const d = await handover();
     expect(assignmentSummaries(d.group)).toEqual({ target: { A: 1, B: 1 }, current: { A: 2 } });

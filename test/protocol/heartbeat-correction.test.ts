@@ -18,7 +18,7 @@ async function restored(): Promise<Driver> {
   return d;
 }
 
-describe('heartbeat > metadata correction (PROTOCOL §3.8)', () => {
+describe('heartbeat > metadata correction', () => {
   it('opens a round on a newer reported version and answers SYNC_METADATA without checking the epoch', async () => {
     const d = await restored();
     const r = await d.beat('A', { epoch: 99, mv: 3, owned: [0, 1] });

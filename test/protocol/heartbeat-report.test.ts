@@ -15,7 +15,7 @@ async function twoSettled(): Promise<Driver> {
   return d;
 }
 
-describe('heartbeat > ownership validation (PROTOCOL §3.4)', () => {
+describe('heartbeat > ownership validation', () => {
   it('fences a member that reports a shard another member holds; its own holdings keep blocking', async () => {
     const d = await twoSettled();
     const r = await d.beat('A', { epoch: 3, mv: 3, owned: [0, 1, 2] });
@@ -78,7 +78,7 @@ describe('heartbeat > ownership validation (PROTOCOL §3.4)', () => {
   });
 });
 
-describe('heartbeat > member record update and lease (PROTOCOL §3.5)', () => {
+describe('heartbeat > member record update and lease', () => {
   it('records name, version, capacity, current, revoking, progress and renews the lease', async () => {
     const d = await twoSettled();
     d.advance(2000);
@@ -120,7 +120,7 @@ describe('heartbeat > member record update and lease (PROTOCOL §3.5)', () => {
   });
 });
 
-describe('heartbeat > assignment view per status (PROTOCOL §3.6)', () => {
+describe('heartbeat > assignment view per status', () => {
   it('OK: assigned = T − B, pending = T ∩ B, and the grant is recorded', async () => {
     const d = await twoSettled();
     await d.beat('C', { epoch: 0, mv: 0 }); // 4 shards over A, B, C: A keeps the extra slot (smallest id), B gives up its highest shard

@@ -9,7 +9,7 @@ async function handover(): Promise<Driver> {
   return d;
 }
 
-describe('heartbeat > revoke-before-assign (PROTOCOL §3.7)', () => {
+describe('heartbeat > revoke-before-assign', () => {
   it('keeps a moved shard pending while the old owner still reports it owned', async () => {
     const d = await handover();
     expect((await d.beat('A', { epoch: 2, mv: 2, owned: [0, 1] })).assignedShards).toEqual([0]);
@@ -73,7 +73,7 @@ describe('heartbeat > revoke-before-assign (PROTOCOL §3.7)', () => {
   });
 });
 
-describe('heartbeat > rebalance timeout (PROTOCOL §3.7)', () => {
+describe('heartbeat > rebalance timeout', () => {
   it('sets the deadline once, keeps it across heartbeats, and clears it when nothing remains to release', async () => {
     const d = await handover();
     await d.beat('A', { epoch: 2, mv: 2, owned: [0, 1] });

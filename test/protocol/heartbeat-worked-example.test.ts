@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Driver } from '../support/protocol-driver.js';
 
-describe('heartbeat > worked example of PROTOCOL §3.12 (2 shards)', () => {
+describe('heartbeat > worked example of the protocol (2 shards)', () => {
   it('reproduces every step with exact epochs, versions and assignments', async () => {
     const d = await Driver.open(2);
     // create

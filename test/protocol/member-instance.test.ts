@@ -41,7 +41,7 @@ async function expectRefused(fn: () => Promise<unknown>): Promise<void> {
   });
 }
 
-describe('heartbeat > one process per member id (issue 11 point 7)', () => {
+describe('heartbeat > one process per member id', () => {
   it('stores the instance id of the joining process with the member record', async () => {
     expect((await heldByX()).member('A').memberInstanceId).toBe(X);
   });

@@ -1,5 +1,5 @@
 /**
- * Keys the coordinator did not create (issue 13.1) against real Redis (standalone and 6-node
+ * Keys the coordinator did not create against real Redis (standalone and 6-node
  * Cluster): a scale-out never adopts an existing key as a new shard — 409 SHARD_KEY_EXISTS
  * naming it, nothing written — whether the key is a foreign application's or another
  * coordinator namespace's; and a removed shard whose key carries a consumer group the

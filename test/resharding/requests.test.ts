@@ -1,6 +1,6 @@
 /**
  * Scale requests over HTTP against real Redis (standalone and 6-node Cluster): validation
- * (PROTOCOL §2.6), not-found and conflict answers, the synthetic noop, the compat group route,
+ * (docs/protocol.md#scale-requests), not-found and conflict answers, the synthetic noop, the compat group route,
  * and a migration interrupted between PREPARING and ACTIVE that the same request or the sweep
  * resumes.
  */

@@ -1,5 +1,5 @@
 /**
- * A late XADD racing the retirement of a removed shard is never lost (SPEC §5.4): it either
+ * A late XADD racing the retirement of a removed shard is never lost (docs/protocol.md#invariants): it either
  * lands before the atomic re-check (which then fails, the shard drains again and the entry is
  * consumed) or it is refused by NOMKSTREAM after the delete. Standalone and 6-node Cluster.
  */

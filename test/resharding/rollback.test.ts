@@ -1,5 +1,5 @@
 /**
- * Rollback in every eligible and ineligible state (SPEC §7), over HTTP against real Redis
+ * Rollback in every eligible and ineligible state (docs/protocol.md#resharding), over HTTP against real Redis
  * (standalone and 6-node Cluster).
  */
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * Scale-in over HTTP against real Redis (standalone and 6-node Cluster): removed shards stay
  * consumable until Redis shows them drained, then are retired by an atomic check-and-delete
- * (SPEC §7, §8.1). Drain evidence must be positive: null lag, pending entries of any group and
+ * (docs/protocol.md#resharding, docs/protocol.md#deviation-scale-in-drains). Drain evidence must be positive: null lag, pending entries of any group and
  * unread entries keep a shard DRAINING.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -139,7 +139,7 @@ describe.each(backends)('resharding > scale-in ($name)', (backend) => {
     expect(await exists(stack.redis, `${p}:2`)).toBe(true);
   });
 
-  it('an unmanaged consumer group blocks retirement, acknowledged or not, until it is destroyed (issue 13.1)', async () => {
+  it('an unmanaged consumer group blocks retirement, acknowledged or not, until it is destroyed', async () => {
     stack = makeStack(backend);
     const { p, id } = await scaledIn(3, 2, 0);
     const key = `${p}:2`;

@@ -1,7 +1,7 @@
 /**
  * Scale-out over HTTP against real Redis (standalone and 6-node Cluster): one migration for the
- * stream, provisioning, convergence of live members, completion without members (reference
- * defect 15), and a group added while a migration is under way.
+ * stream, provisioning, convergence of live members, completion without members
+ * (docs/protocol.md#deviation-scale-out-and-rollback), and a group added while a migration is under way.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { backends } from '../support/redis.js';
@@ -77,7 +77,7 @@ describe.each(backends)('resharding > scale-out ($name)', (backend) => {
     expect(owned.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   });
 
-  it('4 → 8 with no live member still completes (reference defect 15)', async () => {
+  it('4 → 8 with no live member still completes (docs/protocol.md#deviation-scale-out-and-rollback)', async () => {
     stack = makeStack(backend);
     const p = await createStream(stack, 4);
     const res = await scale(stack, p, 8);

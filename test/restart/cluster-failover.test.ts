@@ -1,6 +1,6 @@
 /**
  * Redis Cluster master failover (`CLUSTER FAILOVER` on the replica) during heartbeats and a
- * scale (issue 12), on a Cluster of its own: every answer is a 200 or a retryable 503, the
+ * scale, on a Cluster of its own: every answer is a 200 or a retryable 503, the
  * promoted master's other run id starts the recovery hold, no shard is read by two members, and
  * the scale completes once the hold ends.
  */

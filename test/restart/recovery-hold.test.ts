@@ -1,5 +1,5 @@
 /**
- * Redis restarted with older data (issue 12): a restore from an older snapshot, or a failover to
+ * Redis restarted with older data: a restore from an older snapshot, or a failover to
  * a lagging replica, hands the coordinator state older than what members were told. The store
  * notices the other Redis run id and holds new grants for one member lease, so no shard is read
  * by two members at once; members reporting epochs the store never issued are refused.

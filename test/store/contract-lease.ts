@@ -1,6 +1,6 @@
 /**
  * The Store contract, the stream mutex as a short lease renewed while its critical section runs
- * (issue 12 defect 2): a long section keeps it and commits; a section that lost it never
+ *: a long section keeps it and commits; a section that lost it never
  * commits. Declared inside `defineStoreContract`, so every store runs it.
  */
 import type { Cluster, Redis } from 'ioredis';

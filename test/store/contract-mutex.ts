@@ -1,5 +1,5 @@
 /**
- * The Store contract, stream mutex and in-doubt commits (issue 12): one holder at a time per
+ * The Store contract, stream mutex and in-doubt commits: one holder at a time per
  * stream, released only with its token; leases renew only while they are the caller's, a resent
  * commit is recognised by its token, and a commit naming a mutex it does not hold is refused.
  * Declared inside `defineStoreContract`, so every store runs it.
@@ -68,7 +68,7 @@ export function defineMutexContract(get: () => ContractTarget): void {
       expect(await get().store.renewLock(p, 'b', 5000)).toBe(false);
     });
 
-    it('answers a resent commit with its token as applied, writing nothing twice (issue 12)', async () => {
+    it('answers a resent commit with its token as applied, writing nothing twice', async () => {
       const p = uniquePrefix('resend');
       const doc = streamDoc(p, ['g']);
       const plan = {

@@ -1,5 +1,5 @@
 /**
- * The Store contract, quotas (issue 13.12): the streams index lists a prefix only within its
+ * The Store contract, quotas: the streams index lists a prefix only within its
  * limit, and a join's commit applies only while the group has fewer live members than the
  * quota. Declared inside `defineStoreContract`, so every store runs it.
  */

@@ -1,6 +1,6 @@
 /**
  * A stream-wide commit whose reply is lost, or that the client sends twice, is recognised as the
- * request's own (issue 12 defects 1, 6): the request answers as on success and goes on with what
+ * request's own (6): the request answers as on success and goes on with what
  * follows the commit (provisioning after a create), instead of 409/404/503.
  */
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * A holder of the stream mutex that died (no renewals, no release) blocks the stream only until
- * its short lease runs out (issue 12 defect 2). How a live section keeps and loses the lease is
+ * its short lease runs out. How a live section keeps and loses the lease is
  * in the Store contract (contract-lease.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@
  * A coordinator over a real Redis whose store can be told to lose a commit's reply (the commit
  * ran, the caller sees REDIS_UNAVAILABLE) or to send a commit twice (a client resend after a
  * reconnect), or to die (every later call hangs, as with a SIGKILLed process: no renewals, no
- * release). Used by the in-doubt commit and lock lease suites (issue 12).
+ * release). Used by the in-doubt commit and lock lease suites.
  */
 import type { Cluster, Redis } from 'ioredis';
 import { type CoordinatorConfig, parseConfig } from '../../src/config.js';

@@ -1,5 +1,5 @@
 /**
- * An honest simulated member following PROTOCOL §7 "correct client" rules, for driving the
+ * An honest simulated member following docs/protocol.md#client-rules "correct client" rules, for driving the
  * coordinator over HTTP in integration tests and benchmarks.
  */
 import type { GroupDoc } from '../../src/core/model.js';

@@ -1,5 +1,5 @@
 /**
- * The honest consumer of the simulation: follows PROTOCOL §7's correct-client rules (adopt
+ * The honest consumer of the simulation: follows docs/protocol.md#client-rules's correct-client rules (adopt
  * assigned shards on OK, stop and report revoked shards, drop everything and rejoin with
  * epoch 0 when fenced or unknown).
  */
@@ -50,7 +50,7 @@ export function leaveRequest(c: Client, now: number, prefix = 'orders'): Heartbe
   return { ...requestOf(c, now, prefix), memberEpoch: -1, revokingShards: revoking, shardProgress: [] };
 }
 
-/** The heartbeat a client sends next (PROTOCOL §7 starter-like: owned shards, revoke reports, progress). */
+/** The heartbeat a client sends next (docs/protocol.md#client-rules starter-like: owned shards, revoke reports, progress). */
 export function requestOf(c: Client, now: number, prefix = 'orders'): HeartbeatInput {
   return {
     protocolVersion: 1,
@@ -80,11 +80,11 @@ export function requestOf(c: Client, now: number, prefix = 'orders'): HeartbeatI
   };
 }
 
-/** PROTOCOL §7 correct-client reaction to an answer. */
+/** docs/protocol.md#client-rules correct-client reaction to an answer. */
 export function adopt(c: Client, req: HeartbeatInput, res: HeartbeatOutput): void {
   if (res.status === 'INVALID_REQUEST' && req.memberEpoch === 0) {
     // A restarted process reusing the id of a live member that still holds shards: refused
-    // until the old lease runs out (SPEC §8.3). It reads nothing and keeps asking.
+    // until the old lease runs out (docs/protocol.md#stale-epoch-fencing). It reads nothing and keeps asking.
     Object.assign(c, { owned: [], draining: {}, epoch: 0, mv: 0 });
     return;
   }

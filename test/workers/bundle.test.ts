@@ -1,6 +1,6 @@
 /**
  * The Worker bundle as `wrangler deploy` would upload it (built offline with `--dry-run`):
- * no ioredis and no Node built-ins (SPEC §3, STYLE habit 5), and small enough for the Free plan.
+ * no ioredis and no Node built-ins (docs/architecture.md#source-layout, STYLE habit 5), and small enough for the Free plan.
  */
 import { describe, expect, it } from 'vitest';
 import { buildWorkerBundle } from '../support/worker.js';

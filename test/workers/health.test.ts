@@ -1,5 +1,5 @@
 /**
- * The Worker's health routes (issue 11): the same liveness, readiness and health as Node, with
+ * The Worker's health routes: the same liveness, readiness and health as Node, with
  * an Upstash PING behind readiness (terminating does not apply to a Worker).
  */
 import { randomBytes } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The built Worker refuses to serve until it is configured (SPEC §9): without the Upstash
+ * The built Worker refuses to serve until it is configured (docs/security.md): without the Upstash
  * endpoint, with invalid settings, or without credentials unless open mode is asked for, every
  * request answers 503 naming what to configure — and never echoes a secret.
  */

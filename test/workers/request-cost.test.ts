@@ -1,7 +1,7 @@
 /**
  * What the Worker costs in Upstash requests (each one is a Workers subrequest), counted at the
  * REST bridge: one steady-state heartbeat is a single EVALSHA, any other heartbeat two, a join
- * six (SPEC §6, §12, issue 10).
+ * six (docs/protocol.md#concurrency, docs/performance.md#targets).
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { uniquePrefix } from '../support/redis.js';

@@ -104,7 +104,7 @@ describe('worker > budgeted, resumable cron sweep', () => {
 });
 
 describe('worker > cron sweep at the Workers Paid budget', () => {
-  it('visits 200 idle groups within 1,000 subrequests (SPEC §12): one load each, no lock, no write', async () => {
+  it('visits 200 idle groups within 1,000 subrequests: one load each, no lock, no write', async () => {
     const ns = uniquePrefix('paid');
     const bridge = await startUpstashBridge({ redisUrl: inject('redisUrl') });
     const worker = await startWorker({

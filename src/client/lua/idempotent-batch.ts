@@ -1,5 +1,5 @@
 /**
- * Idempotent batches (issue 16.3): the records of one batch bound for one shard in ONE script
+ * Idempotent batches: the records of one batch bound for one shard in ONE script
  * call, in order, instead of one idempotent-publish call per record. Records with an `eventId`
  * are checked against and then set their marker; plain records are appended as they are. Each
  * XADD and SET runs under `pcall`, so a refused record is reported on its own (nothing written

@@ -1,5 +1,5 @@
 /**
- * Fenced acks (issue 16.2): the ownership token of a shard for one consumer group, kept in the
+ * Fenced acks: the ownership token of a shard for one consumer group, kept in the
  * shard's own Cluster slot (`{<prefix>:<i>}:owner`, a hash with one field per group) so a
  * script can check it and touch the stream atomically. The value is
  * `<epoch>:<claimedUntil ms>:<memberId>`; `epoch` is the assignment epoch of the heartbeat

@@ -1,5 +1,5 @@
 /**
- * Turns the credential variables (SPEC §9) into the authentication settings, or `null` for
+ * Turns the credential variables (docs/security.md) into the authentication settings, or `null` for
  * open mode. Messages name variables and entry numbers, never a password, hash or secret.
  */
 import { parseStoredPassword, type StoredPassword } from './password.js';

@@ -1,5 +1,5 @@
 /**
- * The Authenticator's decoy (issue 13.11): an unknown username costs the same PBKDF2 work as a
+ * The Authenticator's decoy: an unknown username costs the same PBKDF2 work as a
  * configured hashed user, so response times do not tell which usernames exist.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';

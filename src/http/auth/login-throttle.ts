@@ -1,5 +1,5 @@
 /**
- * Throttling of failed password checks (issue 13.3), in memory per instance: fixed one-minute
+ * Throttling of failed password checks, in memory per instance: fixed one-minute
  * windows of failures per client address and per username. A client over its budget is refused
  * before any password is checked; a username over its budget is refused to every client except
  * those it accepted recently (so an attack on a username does not lock out the members already

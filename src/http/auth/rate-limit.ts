@@ -1,5 +1,5 @@
 /**
- * Optional admin-mutation rate limits (PROTOCOL §1.2): fixed one-minute windows, in memory per
+ * Optional admin-mutation rate limits (docs/protocol.md#roles): fixed one-minute windows, in memory per
  * instance, per principal + stream prefix + consumer group (`*` for stream-level routes), and
  * optionally per principal over every stream. Names are keyed as the routes read them
  * (percent-decoded), so `a:x` and `a%3Ax` share a window. Exceeded → 429

@@ -14,7 +14,7 @@ describe('auth > role grants', () => {
     MONITOR: ['READ'],
     MEMBER: ['MEMBER'],
   };
-  it.each(ROLES)('%s satisfies exactly what PROTOCOL §1.2 lists', (held) => {
+  it.each(ROLES)('%s satisfies exactly what the role table lists', (held) => {
     expect(ROLES.filter((r) => grants([held], r))).toEqual(table[held]);
   });
 });

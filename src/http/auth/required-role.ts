@@ -1,5 +1,5 @@
 /**
- * The role a `/coord/v1` request needs (PROTOCOL §1.2): the `access` its declared operation
+ * The role a `/coord/v1` request needs (docs/protocol.md#roles): the `access` its declared operation
  * names (`route-table.ts`). A path no operation serves still needs credentials — READ under
  * `/monitoring`, else READ or WRITE by method — so an unknown path answers 401 before 404. The
  * anonymous heartbeat is exactly the declared `POST …/members/{m}/heartbeat`, never a path that

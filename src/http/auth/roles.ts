@@ -1,5 +1,5 @@
 /**
- * The five coordinator roles and what each held role satisfies (PROTOCOL §1.2).
+ * The five coordinator roles and what each held role satisfies (docs/protocol.md#roles).
  */
 
 /** Every role, in the sorted order the wire reports them. */

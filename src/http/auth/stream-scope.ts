@@ -1,5 +1,5 @@
 /**
- * Optional stream scoping of MEMBER credentials (issue 13.12): `COORDINATOR_MEMBER_STREAMS`
+ * Optional stream scoping of MEMBER credentials: `COORDINATOR_MEMBER_STREAMS`
  * names, per MEMBER-only user, the streams it may heartbeat in — `user=orders|payments*` — so
  * one leaked member credential cannot register members in every stream. An entry is a stream
  * prefix exactly as the route reads it (percent-decoded), or a prefix of names ending in `*`.

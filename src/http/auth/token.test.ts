@@ -5,7 +5,7 @@ import { decodeToken, encodeToken, importTokenKey, type TokenClaims } from './to
 const SECRET = 'admin:s3cret:redis-stream-coordinator-token';
 const EXPIRY = 1_780_000_000; // 2026-05-28T20:26:40Z
 const BEFORE = (EXPIRY - 1) * 1000;
-// Computed independently (Python hmac/base64) from the format of PROTOCOL §1.2.
+// Computed independently (Python hmac/base64) from the format of docs/protocol.md#roles.
 const KNOWN = 'djEKYWxpY2UKMTc4MDAwMDAwMApNRU1CRVIsUkVBRA.yA7HFm5CrG--pI1P8uaebWI701Og4Wozy-fU5eu0pv8';
 const CLAIMS: TokenClaims = { username: 'alice', roles: ['READ', 'MEMBER'], expiresAtSeconds: EXPIRY };
 

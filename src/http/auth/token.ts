@@ -1,5 +1,5 @@
 /**
- * Bearer tokens in the reference format (PROTOCOL §1.2), so tokens survive a swap between
+ * Bearer tokens in the reference format (docs/protocol.md#roles), so tokens survive a swap between
  * implementations that share a secret: payload = `v1\n<user>\n<expiry epoch-s>\n<ROLE,ROLE>`,
  * token = base64url(payload) + '.' + base64url(HMAC-SHA256(key, first part)).
  */

@@ -1,5 +1,5 @@
 /**
- * Public health and build info (PROTOCOL §2.11), Spring Boot style: liveness says the process
+ * Public health and build info (docs/protocol.md#actuator), Spring Boot style: liveness says the process
  * serves; readiness (and `/actuator/health`) says this instance should get traffic: Redis
  * answers with our credentials and the instance is not terminating. Compose init containers
  * poll `/actuator/info`.

@@ -1,5 +1,5 @@
 /**
- * Stream and group lifecycle routes: create stream, create/get/delete group (PROTOCOL §2.1–2.4),
+ * Stream and group lifecycle routes: create stream, create/get/delete group (docs/protocol.md#streams-and-groups–2.4),
  * and the additive stream delete.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';

@@ -1,5 +1,5 @@
 /**
- * The declared Grafana operations (PROTOCOL §2.10): all GET and READ, parameters in the query
+ * The declared Grafana operations (docs/protocol.md#grafana): all GET and READ, parameters in the query
  * (Grafana sends every variable, possibly blank), parsed by the routes in `grafana.ts`.
  */
 import { apiRoute, READ_ERRORS, REDIS_READ_ERRORS } from '../api-route.js';

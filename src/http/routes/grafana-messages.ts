@@ -1,5 +1,5 @@
 /**
- * `GET /monitoring/grafana/messages` (PROTOCOL §2.10): message rows of one shard or of every
+ * `GET /monitoring/grafana/messages` (docs/protocol.md#grafana): message rows of one shard or of every
  * consumable shard merged by id, with three cursor forms besides a plain stream id:
  * `all:<i>=<id>,…` (merged paging, one position per shard), `__rsc_last__` (the last page) and
  * `__rsc_tail__:<n>` (n pages before the last). `recordId` looks one id up on every shard.

@@ -1,5 +1,5 @@
 /**
- * Grafana routes under `/monitoring/grafana` (PROTOCOL §2.10): flat JSON arrays for dashboard
+ * Grafana routes under `/monitoring/grafana` (docs/protocol.md#grafana): flat JSON arrays for dashboard
  * variables and tables. Blank name parameters answer `[]` (or widen `/shards` to every group);
  * rates come from this instance's in-memory observations.
  */

@@ -1,5 +1,5 @@
 /**
- * The member heartbeat (PROTOCOL §2.8, §3): validated here, decided by the core, answered
+ * The member heartbeat (docs/protocol.md#heartbeat): validated here, decided by the core, answered
  * with HTTP 200 and a status for every protocol outcome — except a member id another process
  * still holds (409 MEMBER_ID_IN_USE, only for requests carrying `memberInstanceId`) and a join
  * into a group at its member quota (409 MEMBER_LIMIT_REACHED).

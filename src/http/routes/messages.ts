@@ -1,5 +1,5 @@
 /**
- * `GET /monitoring/streams/{p}/groups/{g}/shards/{i}/messages` (PROTOCOL §2.9): a cursor page
+ * `GET /monitoring/streams/{p}/groups/{g}/shards/{i}/messages` (docs/protocol.md#monitoring-views): a cursor page
  * of one consumable shard, read with XRANGE/XREVRANGE only, so consumer-group state never moves.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';

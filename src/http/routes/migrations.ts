@@ -1,5 +1,5 @@
 /**
- * Migrations of a stream seen from one of its groups (PROTOCOL §2.7, §2.9): get, rollback, and
+ * Migrations of a stream seen from one of its groups (docs/protocol.md#rollback, docs/protocol.md#monitoring-views): get, rollback, and
  * the monitoring list with the removed shards' drain state.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';

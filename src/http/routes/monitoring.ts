@@ -1,5 +1,5 @@
 /**
- * Operator monitoring (PROTOCOL §2.9): health, compatibility and pure-read group views.
+ * Operator monitoring (docs/protocol.md#monitoring-views): health, compatibility and pure-read group views.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 /**
- * `GET /monitoring/streams/{p}/groups/{g}/offsets` (PROTOCOL §2.9): per-shard length, ids, lag,
- * pending and memory over the consumable set (SPEC §7), with Cluster placement when clustered.
+ * `GET /monitoring/streams/{p}/groups/{g}/offsets` (docs/protocol.md#monitoring-views): per-shard length, ids, lag,
+ * pending and memory over the consumable set (docs/protocol.md#resharding), with Cluster placement when clustered.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';

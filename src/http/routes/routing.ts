@@ -1,5 +1,5 @@
 /**
- * Producer routing (PROTOCOL §2.5): a pure read of the stream's shard count.
+ * Producer routing (docs/protocol.md#producer-routing): a pure read of the stream's shard count.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Resharding requests (PROTOCOL §2.6): the official stream route and the compat group route,
+ * Resharding requests (docs/protocol.md#scale-requests): the official stream route and the compat group route,
  * both acting on the stream's one migration.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';

@@ -1,7 +1,7 @@
 /**
  * Takes a mutex (a stream's, or a group's assignment lock) for `ttl` ms, or renews it when it
  * already holds the caller's token: a `SET NX` whose reply was lost and that is sent again then
- * succeeds instead of locking its own caller out until the lease ends (issue 12).
+ * succeeds instead of locking its own caller out until the lease ends.
  *
  * KEYS[1] the lock key   ARGV[1] token   ARGV[2] ttl (ms)
  * Returns 1 when the caller holds the lock now, 0 when someone else does.

@@ -1,5 +1,5 @@
 /**
- * The commit script of layout 2 (issue 10): runs a list of checks — every one must hold, or
+ * The commit script of layout 2: runs a list of checks — every one must hold, or
  * nothing is written — then a list of writes. It decides nothing: the plan comes from
  * `core/commit-plan.ts` through `commit-args.ts`, so heartbeats, maintenance, assignment rounds
  * and stream-wide changes all commit through this one script.
@@ -10,7 +10,7 @@
  *                      live, fast, deadlines, timers, acks, assignLock); then operations: opcode,
  *                      group index (0 = stream), args.
  *
- * In doubt (issue 12): `ct token ms` (stream-wide plans) records the plan's one-time token in
+ * In doubt: `ct token ms` (stream-wide plans) records the plan's one-time token in
  * K:{P}:commit for ms; a plan whose token is already there was applied by an earlier send of the
  * same call (lost reply, client resend) and answers {2, …} as applied, writing nothing. `lk token`
  * requires the stream mutex K:{P}:lock to hold token, else {-1, index}: a section that lost its

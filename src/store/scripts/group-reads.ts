@@ -1,5 +1,5 @@
 /**
- * Reads of one group for its group-level steps (issue 10), each one round trip on the group's
+ * Reads of one group for its group-level steps, each one round trip on the group's
  * slot: what an assignment round needs, and the records of the members maintenance is due for.
  *
  * Every one takes KEYS[1] K:{P}:stream and ARGV[1] the encoded group name (the group's keys are

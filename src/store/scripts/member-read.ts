@@ -1,5 +1,5 @@
 /**
- * One heartbeat's read of its group (issue 10), and the steady-state fast path (SPEC §6) in the
+ * One heartbeat's read of its group, and the steady-state fast path (docs/protocol.md#concurrency) in the
  * same round trip. It reads what is O(the member's own shards): the stream's heartbeat view, the
  * group header, the member's record, target, lease, heartbeat time and deadline, the ownership
  * entries of its target and of the shards its request names with the status of each other
@@ -18,7 +18,7 @@
  * round is open; the member is in the lease index; and no lease, deadline or timer is due.
  * It then renews the lease (never shortens it) and the heartbeat time and progress.
  *
- * Redis restarts (issue 12): the header keeps the `run_id` of the server that last read it on
+ * Redis restarts: the header keeps the `run_id` of the server that last read it on
  * the full path (`rn`). Another run id means the data may be older than what members were told
  * (restart from an older snapshot or AOF, failover to a lagging replica): the header gets a
  * recovery hold until now + ARGV[9] (`rc`), during which answers grant no shard a member does

@@ -1,6 +1,6 @@
 /**
  * Adds a consumer group at the tail of a shard stream only if the key still exists (a group
- * joining while removed shards drain, SPEC §7): unlike `provision`, never creates the key, so
+ * joining while removed shards drain, docs/protocol.md#resharding): unlike `provision`, never creates the key, so
  * a shard deleted by a concurrent retirement is not brought back.
  *
  * KEYS[1] shard stream key   ARGV[1] consumer group name

@@ -1,5 +1,5 @@
 /**
- * Provisioning of one shard stream and consumer group at the tail (PROTOCOL §2.12), atomic so an
+ * Provisioning of one shard stream and consumer group at the tail (docs/protocol.md#provisioning), atomic so an
  * XADD cannot slip between reading `entries-added` and creating the group (which would leave the
  * group's lag off by one for ever).
  *

@@ -180,7 +180,7 @@ const MEMBERS_PER_SLICE = 128;
 
 /**
  * Lets other requests run: a whole group of thousands of members takes tens of milliseconds to
- * decode, which heartbeats on the same instance must not wait behind (issue 10).
+ * decode, which heartbeats on the same instance must not wait behind.
  */
 const yieldToLoop: () => Promise<void> =
   typeof setImmediate === 'function'

@@ -1,5 +1,5 @@
 /**
- * Compare-and-delete release of the per-stream mutex (SPEC §6).
+ * Compare-and-delete release of the per-stream mutex (docs/protocol.md#concurrency).
  *
  * KEYS[1] = K:{P}:lock
  * ARGV[1] = token the caller locked with

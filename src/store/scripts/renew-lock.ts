@@ -1,6 +1,6 @@
 /**
  * Renews a mutex (a stream's, or a group's assignment lock) only while it still holds the
- * caller's token (issue 12): a critical section extends its short lease as it runs, and learns
+ * caller's token: a critical section extends its short lease as it runs, and learns
  * it lost the lease instead of silently taking the lock again after someone else held it.
  *
  * KEYS[1] the lock key   ARGV[1] token   ARGV[2] ttl (ms)

@@ -1,5 +1,5 @@
 /**
- * Atomic retirement of a drained shard (SPEC §5.4, §7): re-checks the drain evidence and
+ * Atomic retirement of a drained shard (docs/protocol.md#invariants, docs/protocol.md#resharding): re-checks the drain evidence and
  * deletes the key in one script, so a late `XADD` either lands before the check (which then
  * fails) or is refused by `NOMKSTREAM` after the delete. Same rules as `core/drain-evidence.ts`:
  * every consumer group on the key is one the coordinator manages (a key carrying anyone else's

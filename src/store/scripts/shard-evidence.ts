@@ -1,5 +1,5 @@
 /**
- * Drain evidence of one shard stream in one round trip (SPEC §7), read-only.
+ * Drain evidence of one shard stream in one round trip (docs/protocol.md#resharding), read-only.
  *
  * KEYS[1] shard stream key (its own slot: no coordinator key may be passed)
  * Returns {0} when the key is absent, {-1, errorText} when it is not a stream or a read failed,

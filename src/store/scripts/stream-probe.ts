@@ -1,5 +1,5 @@
 /**
- * The sweep's look at one stream (issue 10): per group, whether anything is due — an expired
+ * The sweep's look at one stream: per group, whether anything is due — an expired
  * lease, a rebalance deadline, a fence lapse or prune, an assignment round — in O(log N) each,
  * so an idle stream costs one round trip whatever the size of its groups.
  *

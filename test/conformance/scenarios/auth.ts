@@ -1,5 +1,5 @@
 /**
- * Authentication with credentials configured (PROTOCOL §1.2, SPEC §9): 401 with the Basic
+ * Authentication with credentials configured (docs/protocol.md#roles, docs/security.md): 401 with the Basic
  * challenge without credentials, roles enforced, login tokens accepted, heartbeats need MEMBER.
  */
 import { expect } from 'vitest';

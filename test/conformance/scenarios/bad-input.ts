@@ -1,5 +1,5 @@
 /**
- * Bad input (SPEC §8.9, §9): a 4xx ErrorResponse with a code — 400 INVALID_REQUEST or 413
+ * Bad input (docs/protocol.md#deviation-error-bodies, docs/security.md): a 4xx ErrorResponse with a code — 400 INVALID_REQUEST or 413
  * PAYLOAD_TOO_LARGE — never a 500, and nothing written to Redis.
  */
 import { expect } from 'vitest';

@@ -42,7 +42,7 @@ export const expiryScenarios: Scenario[] = [
     },
   },
   {
-    // Issue 15.5: a lapsed lease is never shown as a current owner, even before the sweep (on
+    // A lapsed lease is never shown as a current owner, even before the sweep (on
     // Workers up to a minute away) records the expiry; reading still writes nothing.
     name: 'shows a lapsed lease as EXPIRED at once, before the sweep records it: reads write nothing',
     async run(t) {

@@ -1,5 +1,5 @@
 /**
- * Liveness and health (PROTOCOL §2.9, §2.11): the actuator is public, monitoring health sees
+ * Liveness and health (docs/protocol.md#monitoring-views, docs/protocol.md#actuator): the actuator is public, monitoring health sees
  * the store's Redis.
  */
 import { expect } from 'vitest';

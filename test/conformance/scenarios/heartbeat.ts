@@ -1,5 +1,5 @@
 /**
- * The member protocol over HTTP (PROTOCOL §3): the worked example of §3.12 with exact epochs,
+ * The member protocol over HTTP (docs/protocol.md#heartbeat): the worked example of §3.12 with exact epochs,
  * the one-round-trip steady heartbeat, leave, unknown groups, and concurrent joins.
  */
 import { expect } from 'vitest';
@@ -11,7 +11,7 @@ import { createStream, groupPath, heartbeat, members, monitoringPath, type Scena
 /** Scenarios about heartbeats. */
 export const heartbeatScenarios: Scenario[] = [
   {
-    name: 'reproduces the worked example of PROTOCOL §3.12: revoke before assign with two members',
+    name: 'reproduces the worked example of the protocol: revoke before assign with two members',
     async run(t) {
       const p = uniquePrefix('worked');
       await createStream(t, p, 2);

@@ -1,5 +1,5 @@
 /**
- * Monitoring that reads Redis Streams (PROTOCOL §2.9): offsets with length, pending and lag per
+ * Monitoring that reads Redis Streams (docs/protocol.md#monitoring-views): offsets with length, pending and lag per
  * shard, and message pages — through the runtime's own inspector, without touching group state.
  */
 import { expect } from 'vitest';

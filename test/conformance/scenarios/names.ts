@@ -1,5 +1,5 @@
 /**
- * Hostile names (SPEC §9): group names and member ids that are also property names of every
+ * Hostile names (docs/security.md): group names and member ids that are also property names of every
  * JavaScript object behave like any other name, and names that are not well-formed Unicode are
  * refused before anything is written.
  */

@@ -1,5 +1,5 @@
 /**
- * Open mode (SPEC §9): without credentials, a mutation a browser sends on behalf of another
+ * Open mode (docs/security.md): without credentials, a mutation a browser sends on behalf of another
  * site (a foreign Origin, or Sec-Fetch-Site: cross-site) is refused with 403 and writes nothing;
  * non-browser clients and reads are served. With credentials, authentication alone decides.
  */

@@ -1,5 +1,5 @@
 /**
- * Resharding (SPEC §7, §8.1): scale-out completes without live members, scale-in drains removed
+ * Resharding (docs/protocol.md#resharding, docs/protocol.md#deviation-scale-in-drains): scale-out completes without live members, scale-in drains removed
  * shards on Redis evidence and retires them with an atomic check-and-delete (so a stale
  * producer's `XADD NOMKSTREAM` is refused), and rollback where metadata alone can undo it. The
  * drain evidence and the retirement go through each runtime's own store (ioredis / Upstash).

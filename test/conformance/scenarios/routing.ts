@@ -1,5 +1,5 @@
 /**
- * Producer routing (PROTOCOL §2.5, SPEC §8.6): every shard with its key and Cluster slot, a
+ * Producer routing (docs/protocol.md#producer-routing, docs/protocol.md#deviation-routing-is-a-pure-read): every shard with its key and Cluster slot, a
  * pure read that writes nothing.
  */
 import { expect } from 'vitest';

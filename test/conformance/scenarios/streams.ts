@@ -1,5 +1,5 @@
 /**
- * Creating streams and groups, reading them, deleting groups (PROTOCOL §2.1–2.4, SPEC §8.5).
+ * Creating streams and groups, reading them, deleting groups (docs/protocol.md#streams-and-groups–2.4, docs/protocol.md#deviation-one-shard-count-per-stream).
  */
 import { expect } from 'vitest';
 import { uniquePrefix } from '../../support/redis.js';

@@ -1,5 +1,5 @@
 /**
- * Lost replies on the coordinator → Redis path (issue 12, scenario 4). Coordinator A reaches
+ * Lost replies on the coordinator → Redis path. Coordinator A reaches
  * Redis through the fault proxy and does no sweeps (so every command naming the stream is the
  * admin call's own); coordinator B talks to Redis directly and sweeps (it advances migrations).
  * For k = 1, 2, … the k-th command of an admin call loses its reply (or has it cut halfway),
