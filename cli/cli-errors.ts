@@ -1,5 +1,5 @@
 /**
- * How the CLI ends: its exit codes (documented in `--help` and the README) and the one failure
+ * How the CLI ends: its exit codes (documented in `--help` and docs/cli.md#exit-codes) and the one failure
  * type that carries them to the dispatcher.
  */
 

@@ -38,7 +38,7 @@ describe.each<[string, RedisFault]>([
     const r = await runRedisFault(fault);
     report(`redis ${fault}`, r);
     expectInvariants(r);
-    // Serving again: within 1 s of readiness turning UP is the README's promise; 3 s is the bound here.
+    // Serving again: within 1 s of readiness turning UP is what docs/operating.md#health-and-readiness promises; 3 s is the bound here.
     for (const ms of r.readyAgainMs) expect(ms, name).toBeLessThan(3000);
     for (const ms of r.serveAgainMs) expect(ms, name).toBeLessThan(3000);
     expect(r.firstHandledMs, name).toBeLessThan(10_000);
