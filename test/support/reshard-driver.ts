@@ -61,6 +61,9 @@ export interface ShardCalls {
   provisions: number;
 }
 
+/** How a provisioning refused by `faults.refuseProvision` says so (in its message, and in logs of it). */
+export const PROVISIONING_REFUSED = 'refused (test fault)';
+
 /** Drivers opened by the running test, closed after it. */
 const open = new Set<ReshardDriver>();
 afterEach(async () => {
@@ -79,6 +82,8 @@ export class ReshardDriver {
     afterRetire: null,
   };
   readonly calls: ShardCalls = { reads: [], retires: [], provisions: 0 };
+  /** Warnings and errors the coordinator logged (a sweep or a lazy pass that failed says so only there). */
+  readonly warnings: Array<{ msg: string; fields: Record<string, unknown> | undefined }> = [];
   /** The honest members the driver heartbeats for, by `group/member`. */
   private readonly members = new Map<string, Client>();
 
@@ -118,6 +123,9 @@ export class ReshardDriver {
       store: faulty,
       config: coordinatorConfig,
       now: clock.now,
+      log: (level, msg, fields) => {
+        if (level === 'warn' || level === 'error') d?.warnings.push({ msg, fields });
+      },
       // Work takes no time on the simulated clock: no round is ever "costly".
       monotonic: clock.now,
     });
@@ -296,19 +304,43 @@ export class ReshardDriver {
     return ids;
   }
 
-  /** Delivers up to `count` new entries of `shard` to `group` (XREADGROUP `>`) without acknowledging them. */
-  async deliver(shard: number, group: string, count = 1000): Promise<string[]> {
-    const reply = (await this.redis.xreadgroup(
+  /**
+   * Delivers up to `count` new entries of `shard` to `group` as `consumer` (XREADGROUP `>`)
+   * without acknowledging them; returns their ids.
+   */
+  async deliver(shard: number, group: string, count = 1000, consumer = 'reader'): Promise<string[]> {
+    const reply = await this.redis.xreadgroup(
       'GROUP',
       group,
-      'reader',
+      consumer,
       'COUNT',
       count,
       'STREAMS',
       this.key(shard),
       '>',
-    )) as Array<[string, Array<[string, string[]]>]> | null;
-    return (reply?.[0]?.[1] ?? []).map(([id]) => id);
+    );
+    return readIds(reply);
+  }
+
+  /** Claims for `consumer` every entry of `group` pending on `shard` under anyone (XAUTOCLAIM from 0-0). */
+  async claimPending(shard: number, group: string, consumer: string): Promise<string[]> {
+    const ids: string[] = [];
+    let cursor = '0-0';
+    do {
+      const [next, claimed] = (await this.redis.call(
+        'XAUTOCLAIM',
+        this.key(shard),
+        group,
+        consumer,
+        '0',
+        cursor,
+        'COUNT',
+        '1000',
+      )) as [string, Array<[string, unknown]>];
+      ids.push(...claimed.map(([id]) => id));
+      cursor = next;
+    } while (cursor !== '0-0');
+    return ids;
   }
 
   /** Acknowledges `ids` of `shard` as `group`. */
@@ -339,6 +371,12 @@ export class ReshardDriver {
     await this.store.close();
     this.redis.disconnect();
   }
+}
+
+/** Entry ids of an XREADGROUP reply on one key. */
+export function readIds(reply: unknown): string[] {
+  const r = reply as Array<[string, Array<[string, string[]]>]> | null;
+  return (r?.[0]?.[1] ?? []).map(([id]) => id);
 }
 
 /** `inner` with the driver's faults applied to the shard operations of stream `prefix`, and counted. */
@@ -384,7 +422,7 @@ function shardFaultStore(inner: Store, prefix: string, driver: () => ReshardDriv
               if (d().faults.refuseProvision?.(shard, group)) {
                 throw new CoordinatorError(
                   'REDIS_STREAM_PROVISIONING_FAILED',
-                  `provisioning ${key} for ${group} refused (test fault)`,
+                  `provisioning ${key} for ${group} ${PROVISIONING_REFUSED}`,
                 );
               }
             }
