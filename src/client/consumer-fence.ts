@@ -8,6 +8,13 @@
  * nothing is written. EVALSHA with an EVAL fallback on NOSCRIPT.
  */
 import type { LuaScript } from '../store/scripts/lua-script.js';
+import {
+  FENCED_COMMAND,
+  OWNER_CLAIM,
+  OWNER_RELEASE,
+  ownerKey,
+  tokenHolder,
+} from '../store/scripts/shard-owner.js';
 import { OwnershipLostError } from './consumer-errors.js';
 import type { ConsumerEvents } from './consumer-events.js';
 import {
@@ -18,7 +25,6 @@ import {
   type StreamEntry,
   text,
 } from './consumer-redis.js';
-import { FENCED_COMMAND, OWNER_CLAIM, OWNER_RELEASE, ownerKey, tokenHolder } from './lua/shard-owner.js';
 import { isNoScript, toRedisCommandError } from './redis-adapter.js';
 
 /**

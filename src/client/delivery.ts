@@ -5,9 +5,10 @@
  * failure (retry; an idempotent record in doubt stays on its shard), or final failure. Bounded
  * by `maxAttempts` rounds. Batches are hot: one mutable object per record, no per-record closures.
  */
+
+import { idempotencyMarkerKey } from '../store/scripts/idempotent-publish.js';
 import { ClientError, RedisCommandError, RoutingUnavailableError, StreamMissingError } from './errors.js';
 import type { InDoubtShards } from './in-doubt.js';
-import { idempotencyMarkerKey } from './lua/idempotent-publish.js';
 import type { EntryFields, ProducerRedis, ShardWrite, WriteOutcome } from './redis-adapter.js';
 import { chooseShard, type ShardTarget } from './routing.js';
 import type { RoutingCache } from './routing-cache.js';

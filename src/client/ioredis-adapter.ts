@@ -9,14 +9,14 @@
  * shard has at most one script call per pipeline, so the re-send cannot reorder its entries.
  */
 import type { Cluster, Redis } from 'ioredis';
-import type { LuaScript } from '../store/scripts/lua-script.js';
-import { IDEMPOTENT_BATCH } from './lua/idempotent-batch.js';
+import { IDEMPOTENT_BATCH } from '../store/scripts/idempotent-batch.js';
 import {
   decodeIdempotentReply,
   IDEMPOTENT_PUBLISH,
   type IdempotentReply,
   idempotentPublishArgs,
-} from './lua/idempotent-publish.js';
+} from '../store/scripts/idempotent-publish.js';
+import type { LuaScript } from '../store/scripts/lua-script.js';
 import {
   batchCallOf,
   batchOutcomes,

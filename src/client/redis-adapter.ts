@@ -3,9 +3,14 @@
  * (ioredis on Node and Cluster, @upstash/redis at the edge). Adapters throw or report only
  * `RedisCommandError`, never a client's raw error. No runtime imports: edge-safe.
  */
+
+import {
+  type BatchRecord,
+  decodeBatchReply,
+  idempotentBatchCall,
+} from '../store/scripts/idempotent-batch.js';
+import type { IdempotentReply } from '../store/scripts/idempotent-publish.js';
 import { RedisCommandError } from './errors.js';
-import { type BatchRecord, decodeBatchReply, idempotentBatchCall } from './lua/idempotent-batch.js';
-import type { IdempotentReply } from './lua/idempotent-publish.js';
 
 /** Fields of one stream entry (written in `Object.entries` order). */
 export type EntryFields = Readonly<Record<string, string>>;

@@ -1,7 +1,7 @@
 import { Redis } from '@upstash/redis';
 import { describe, expect, it } from 'vitest';
-import { IDEMPOTENT_BATCH } from './lua/idempotent-batch.js';
-import { IDEMPOTENT_PUBLISH } from './lua/idempotent-publish.js';
+import { IDEMPOTENT_BATCH } from '../store/scripts/idempotent-batch.js';
+import { IDEMPOTENT_PUBLISH } from '../store/scripts/idempotent-publish.js';
 import { type UpstashRedisLike, upstashAdapter } from './upstash-adapter.js';
 
 // What the adapter hands the real @upstash/redis client ends up as these REST bodies. The

@@ -5,15 +5,15 @@
  * client is described structurally.
  */
 
-import type { LuaScript } from '../store/scripts/lua-script.js';
-import type { RedisCommandError } from './errors.js';
-import { IDEMPOTENT_BATCH } from './lua/idempotent-batch.js';
+import { IDEMPOTENT_BATCH } from '../store/scripts/idempotent-batch.js';
 import {
   decodeIdempotentReply,
   IDEMPOTENT_PUBLISH,
   type IdempotentReply,
   idempotentPublishArgs,
-} from './lua/idempotent-publish.js';
+} from '../store/scripts/idempotent-publish.js';
+import type { LuaScript } from '../store/scripts/lua-script.js';
+import type { RedisCommandError } from './errors.js';
 import {
   batchCallOf,
   batchOutcomes,

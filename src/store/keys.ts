@@ -110,23 +110,6 @@ export function encodedGroup(group: string): string {
   return encodeURIComponent(group);
 }
 
-/**
- * Lua that builds `K`: `K[1]` = KEYS[1] (the stream hash, which carries the hash tag) and
- * `K[2..13]` = the 12 keys of the group whose encoded name is `nameExpr`, in script order. Scripts
- * then declare one key only: the others share its slot, so this works on Redis Cluster too.
- */
-export function groupKeysLua(nameExpr: string): string {
-  const parts = GROUP_KEY_PARTS.map((p) => `'${p}'`).join(', ');
-  return `local K = { KEYS[1] }
-do
-  local base = string.sub(KEYS[1], 1, -8)
-  for i, part in ipairs({ ${parts} }) do
-    K[i + 1] = base .. ':' .. part .. ':' .. ${nameExpr}
-  end
-end
-`;
-}
-
 /** The group keys as a list, in script order. */
 export function groupKeyList(k: GroupKeys): string[] {
   return [

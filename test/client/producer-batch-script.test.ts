@@ -8,9 +8,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ioredisAdapter } from '../../src/client/ioredis-adapter.js';
-import { idempotencyMarkerKey } from '../../src/client/lua/idempotent-publish.js';
 import { createProducer } from '../../src/client/producer.js';
 import { routeV1 } from '../../src/routing/route-v1.js';
+import { idempotencyMarkerKey } from '../../src/store/scripts/idempotent-publish.js';
 import { uniquePrefix } from '../support/redis.js';
 import { type StandaloneRedis, startStandalone } from '../support/redis-server.js';
 import { readShard } from './fixtures.js';

@@ -6,11 +6,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis as Upstash } from '@upstash/redis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { IDEMPOTENT_BATCH } from '../../src/client/lua/idempotent-batch.js';
-import { IDEMPOTENT_PUBLISH } from '../../src/client/lua/idempotent-publish.js';
 import type { FetchLike } from '../../src/client/transport.js';
 import { upstashAdapter } from '../../src/client/upstash-adapter.js';
 import { routeV1 } from '../../src/routing/route-v1.js';
+import { IDEMPOTENT_BATCH } from '../../src/store/scripts/idempotent-batch.js';
+import { IDEMPOTENT_PUBLISH } from '../../src/store/scripts/idempotent-publish.js';
 import { standaloneClient, uniquePrefix } from '../support/redis.js';
 import { makeStack } from '../support/stack.js';
 import { startUpstashBridge, type UpstashBridge } from '../support/upstash-bridge.js';

@@ -5,7 +5,7 @@
  * kept in the shard key's own slot.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { ownerKey } from '../../src/client/lua/shard-owner.js';
+import { ownerKey } from '../../src/store/scripts/shard-owner.js';
 import { clusterClient, uniquePrefix } from '../support/redis.js';
 import {
   collect,

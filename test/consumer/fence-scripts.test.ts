@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { OwnershipLostError } from '../../src/client/consumer-errors.js';
 import { FencedRedis, OWNER_CLAIM_PROTECT_MS } from '../../src/client/consumer-fence.js';
 import { ConsumerRedis } from '../../src/client/consumer-redis.js';
-import { ownerKey } from '../../src/client/lua/shard-owner.js';
+import { ownerKey } from '../../src/store/scripts/shard-owner.js';
 import { standaloneClient, uniquePrefix } from '../support/redis.js';
 
 const redis = standaloneClient();

@@ -9,7 +9,7 @@ import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { Consumer } from '../../src/client/consumer.js';
 import type { ConsumedRecord } from '../../src/client/consumer-options.js';
-import { ownerKey } from '../../src/client/lua/shard-owner.js';
+import { ownerKey } from '../../src/store/scripts/shard-owner.js';
 import {
   collect,
   controlledFetch,

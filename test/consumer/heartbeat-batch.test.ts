@@ -8,9 +8,9 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { CoordinatorUnreachableError } from '../../src/client/errors.js';
-import { ownerKey, tokenHolder } from '../../src/client/lua/shard-owner.js';
 import type { FetchLike } from '../../src/client/transport.js';
 import { createApp } from '../../src/http/app.js';
+import { ownerKey, tokenHolder } from '../../src/store/scripts/shard-owner.js';
 import type { Stack } from '../support/stack.js';
 import { collect, eventually, newStream, publish, standaloneSuite, testConsumer } from './support.js';
 

@@ -1,11 +1,14 @@
 /**
- * Every Lua script of the store and the inspectors, by name: the one list the SHA pin test
- * (test/store/scripts.test.ts) walks, and which it checks against the script modules on disk.
+ * Every Lua script of the project by name (the store's, the inspectors', the producer's and the
+ * consumer's, all in src/store/scripts): the one list the SHA pin test (test/store/scripts.test.ts)
+ * walks, and which it checks against the modules on disk.
  */
 import { ACQUIRE_LOCK } from '../../src/store/scripts/acquire-lock.js';
 import { COMMIT } from '../../src/store/scripts/commit.js';
 import { DELETE_SHARD } from '../../src/store/scripts/delete-shard.js';
 import { ASSIGNMENT_READ, DUE_READ, MEMBERS_READ } from '../../src/store/scripts/group-reads.js';
+import { IDEMPOTENT_BATCH } from '../../src/store/scripts/idempotent-batch.js';
+import { IDEMPOTENT_PUBLISH } from '../../src/store/scripts/idempotent-publish.js';
 import { LOAD } from '../../src/store/scripts/load.js';
 import type { LuaScript } from '../../src/store/scripts/lua-script.js';
 import { MEMBER_READ } from '../../src/store/scripts/member-read.js';
@@ -18,6 +21,7 @@ import { RELEASE_LOCK } from '../../src/store/scripts/release-lock.js';
 import { RENEW_LOCK } from '../../src/store/scripts/renew-lock.js';
 import { RETIRE_SHARD } from '../../src/store/scripts/retire-shard.js';
 import { SHARD_EVIDENCE } from '../../src/store/scripts/shard-evidence.js';
+import { FENCED_COMMAND, OWNER_CLAIM, OWNER_RELEASE } from '../../src/store/scripts/shard-owner.js';
 import { STREAM_PROBE } from '../../src/store/scripts/stream-probe.js';
 
 /** Every script, keyed by its `name` (a key that differs from the name fails the pin test). */
@@ -40,6 +44,11 @@ export const SCRIPTS = {
   'shard-evidence': SHARD_EVIDENCE,
   'retire-shard': RETIRE_SHARD,
   'delete-shard': DELETE_SHARD,
+  'idempotent-publish': IDEMPOTENT_PUBLISH,
+  'idempotent-publish-batch': IDEMPOTENT_BATCH,
+  'shard-owner-claim': OWNER_CLAIM,
+  'shard-owner-release': OWNER_RELEASE,
+  'shard-fenced-command': FENCED_COMMAND,
 } as const satisfies Record<string, LuaScript>;
 
 /** Name of one script of `SCRIPTS`. */

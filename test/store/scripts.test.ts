@@ -1,6 +1,7 @@
 /**
- * Every Lua script of the store is pinned: its SHA1 is the SHA1 of its text, equals the pin
- * below and Redis's own; `SCRIPTS` lists every script any module under src/store defines.
+ * Every Lua script of the project is pinned: its SHA1 is the SHA1 of its text, equals the pin
+ * below and Redis's own; `SCRIPTS` lists every script any module under src/store defines, and no
+ * module elsewhere under src holds Lua (src/store/scripts is the one place for it).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -31,11 +32,18 @@ const PINNED: Record<string, string> = {
   'provision-existing': 'c0b8976c972c6bf74c5263496c39487442caeb7b',
   'register-stream': '02a1589508dc472833d39721b18e45f3995c7e2a',
   'delete-shard': '1135b58a636dc921086b402446f4dd9395f2fa31',
+  'idempotent-publish': 'b0c9ac9bbced1fa467877a65bcfd7a5f16b89e6c',
+  'idempotent-publish-batch': '6b9dc972a11894311e0cb95e528bf67b932f53a0',
+  'shard-owner-claim': '0e6a331c7a8a747ac036aa9ef5d448c8c6bc47fe',
+  'shard-owner-release': '3b0474e73ebfd7ca683b959c6f765396bc70d60c',
+  'shard-fenced-command': '2ed11ea64b91b7d29c036e1ca432df5c966f7a13',
 };
 
 const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
 const ALL: readonly LuaScript[] = Object.values(SCRIPTS);
-const STORE_DIR = fileURLToPath(new URL('../../src/store/', import.meta.url));
+const SRC_DIR = fileURLToPath(new URL('../../src/', import.meta.url));
+const STORE_DIR = `${SRC_DIR}store/`;
+const LUA_DIR = 'store/scripts/';
 
 const isLuaScript = (v: unknown): v is LuaScript =>
   typeof v === 'object' &&
@@ -43,12 +51,16 @@ const isLuaScript = (v: unknown): v is LuaScript =>
   typeof (v as LuaScript).lua === 'string' &&
   typeof (v as LuaScript).sha1 === 'string';
 
-/** Source files under src/store (tests excluded), relative to it. */
-function storeSources(): string[] {
-  return readdirSync(STORE_DIR, { recursive: true, encoding: 'utf8' })
+/** Source files under `dir` (tests excluded), relative to it. */
+function sources(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
     .sort();
 }
+
+// What gives Lua away in a TypeScript module: a script value, a Redis call or KEYS/ARGV inside
+// script text, or a pinned SHA1.
+const LUA_TRACES = /:\s*LuaScript\s*=|redis\.p?call\(|\bKEYS\[|\bARGV\[|['"`][0-9a-f]{40}['"`]/;
 
 describe('store > Lua scripts are pinned', () => {
   it.each(Object.entries(SCRIPTS))('%s matches its pinned SHA1', (name, script) => {
@@ -66,7 +78,7 @@ describe('store > Lua scripts are pinned', () => {
     const found = new Set<LuaScript>();
     const missing: string[] = [];
     let declared = 0;
-    for (const file of storeSources()) {
+    for (const file of sources(STORE_DIR)) {
       // A declaration the module does not export would escape the import below: count both.
       declared += (readFileSync(STORE_DIR + file, 'utf8').match(/:\s*LuaScript\s*=/g) ?? []).length;
       const mod: Record<string, unknown> = await import(/* @vite-ignore */ STORE_DIR + file);
@@ -79,6 +91,13 @@ describe('store > Lua scripts are pinned', () => {
     expect(missing).toEqual([]);
     expect(found.size).toBe(declared);
     expect(found.size).toBe(ALL.length);
+  });
+
+  it('keeps every Lua text of src in src/store/scripts', () => {
+    const elsewhere = sources(SRC_DIR).filter(
+      (f) => !f.startsWith(LUA_DIR) && LUA_TRACES.test(readFileSync(SRC_DIR + f, 'utf8')),
+    );
+    expect(elsewhere).toEqual([]);
   });
 });
 

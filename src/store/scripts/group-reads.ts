@@ -13,7 +13,7 @@
  * MEMBERS_READ — ARGV member ids. Returns {0} when the stream or the group header
  *   is missing, else {1, rev, hb, header, per member {record, target, lease, heartbeatAt, deadline}}.
  */
-import { groupKeysLua } from '../keys.js';
+import { groupKeysLua } from './group-keys-lua.js';
 import type { LuaScript } from './lua-script.js';
 
 const prelude = `${groupKeysLua('ARGV[1]')}local s = redis.call('HMGET', KEYS[1], 'rev', 'hb', 'layout')

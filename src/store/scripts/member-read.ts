@@ -36,7 +36,7 @@
  *   {1, rev, hb, header, record, target, lease, at, deadline, expired, deadlines, timers,
  *    shards, entries, holders, statuses, acked, acks, live}
  */
-import { groupKeysLua } from '../keys.js';
+import { groupKeysLua } from './group-keys-lua.js';
 import type { LuaScript } from './lua-script.js';
 
 const lua = `${groupKeysLua('ARGV[1]')}local m = ARGV[2]

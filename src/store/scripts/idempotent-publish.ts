@@ -10,7 +10,7 @@
  * Returns {1, id} when the marker existed (a repeat: the first entry id), {2, id} when the entry
  * was added and the marker set, {0} when the stream key is missing (nothing written).
  */
-import type { LuaScript } from '../../store/scripts/lua-script.js';
+import type { LuaScript } from './lua-script.js';
 
 const lua = `local first = redis.call('GET', KEYS[2])
 if first then

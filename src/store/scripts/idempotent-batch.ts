@@ -15,8 +15,9 @@
  * Returns one reply per record: {1, id} repeat (the first entry id), {2, id} added, {0} stream
  * key missing, {3, error} refused.
  */
-import type { LuaScript } from '../../store/scripts/lua-script.js';
+
 import type { IdempotentReply } from './idempotent-publish.js';
+import type { LuaScript } from './lua-script.js';
 
 const lua = `local out = {}
 local a = 4
