@@ -14,10 +14,9 @@
  */
 import { deepEqual } from './equal.js';
 import type { HeartbeatInput, HeartbeatOutput } from './heartbeat-types.js';
-import { isDue } from './maintenance.js';
 import { decideHeartbeat, type MemberDecision } from './member-heartbeat.js';
-import { blockingHolders, type MemberView, streamViewOf, viewFromGroup } from './member-view.js';
-import type { GroupDoc, MemberRecord, ProtocolConfig, StreamDoc } from './model.js';
+import type { MemberView } from './member-view.js';
+import type { MemberRecord, ProtocolConfig } from './model.js';
 import { sortedShards } from './shard-set.js';
 
 /**
@@ -93,35 +92,10 @@ export function steadyAnswer(
   return { key: heartbeatKey(next), response };
 }
 
-/**
- * `steadyAnswer` for a whole group document after a full-path heartbeat (`group` is the state
- * the answer left): the pure model of the store's fast path used by simulations and tests.
- * Null as well while maintenance of any member is due (the store refuses the fast path then).
- */
-export function steadyFingerprint(args: {
-  stream: StreamDoc;
-  group: GroupDoc;
-  request: HeartbeatInput;
-  response: HeartbeatOutput;
-  config: ProtocolConfig;
-  now: number;
-}): { key: string; response: HeartbeatOutput } | null {
-  const { stream, group, request, response, config, now } = args;
-  if (Object.values(group.members).some((m) => isDue(m, now, config, true))) return null;
-  const view = viewFromGroup(streamViewOf(stream), group, request.memberId);
-  return steadyAnswer(view, request, { response, bumps: 0 }, config, now);
-}
-
-/** The blockers of `pending` shards in a whole group (holder and whether it blocks), for the model of the store's check. */
-export function blockersOf(group: GroupDoc, memberId: string, pending: readonly number[]): string {
-  const index = blockingHolders(group);
-  return JSON.stringify(pending.map((s) => [s, (index.get(s) ?? []).filter((id) => id !== memberId).sort()]));
-}
-
 const LIVENESS: ReadonlySet<string> = new Set(['memberLeaseExpiresAt', 'lastHeartbeatAt', 'shardProgress']);
 
 /** True when two records differ at most in liveness fields. */
-export function sameExceptLiveness(a: MemberRecord, b: MemberRecord): boolean {
+function sameExceptLiveness(a: MemberRecord, b: MemberRecord): boolean {
   const ra = a as unknown as Record<string, unknown>;
   const rb = b as unknown as Record<string, unknown>;
   for (const k of new Set([...Object.keys(ra), ...Object.keys(rb)])) {

@@ -1,24 +1,20 @@
 /**
- * Whole-group housekeeping (docs/protocol.md#revoke-before-assign, docs/protocol.md#leaving, docs/protocol.md#stale-epoch-fencing) on group documents: the member-level
- * maintenance of `maintenance.ts` over every member, and the assignment round of
- * `assignment-round.ts` over the group. The sweep's pure model and the composition
- * `processHeartbeat` use these; the Redis path runs the same member-level functions on the
- * members its indexes name as due.
+ * Whole-group housekeeping on group documents, for the two decisions that take a whole group:
+ * deleting a group (which members are still active) and the stream-wide resharding commits
+ * (every group's targets over the new shard sets). It runs the member-level maintenance of
+ * `maintenance.ts` over every member and the assignment round of `assignment-round.ts`; the
+ * heartbeat path runs the same functions on the members its indexes name as due.
  */
 import { assignmentRound } from './assignment-round.js';
 import { dict, own } from './dict.js';
 import { cloneGroup, groupStateOf, membersInOrder } from './group.js';
 import { durablyEqual, sameGroup } from './group-equality.js';
 import { maintain } from './maintenance.js';
-import type { MemberDecision } from './member-heartbeat.js';
 import { assignableOf, type StreamView, streamViewOf } from './member-view.js';
 import { type GroupDoc, isLive, type ProtocolConfig, type StreamDoc } from './model.js';
 import { union } from './shard-set.js';
 
-/** True when a and b differ at most in liveness fields (memberLeaseExpiresAt, lastHeartbeatAt, shardProgress, updatedAt of group). */
-export { durablyEqual } from './group-equality.js';
-
-/** Lease expiry (§3.9), rebalance-timeout fencing (§3.7), pruning, blocking-fence lease lapse, and the assignment round they call for. Returns the same object reference if nothing changed. */
+/** Lease expiry, rebalance-timeout fencing, pruning, blocking-fence lease lapse, and the assignment round they call for. Returns the same object reference if nothing changed. */
 export function housekeepGroup(args: {
   stream: StreamDoc;
   group: GroupDoc;
@@ -31,18 +27,6 @@ export function housekeepGroup(args: {
   return finishGroup(draft, group, now);
 }
 
-/** Re-runs the assignment round over the stream's current assignable set (after shard-count changes); bumps nothing. */
-export function reconcileGroup(
-  stream: StreamDoc,
-  group: GroupDoc,
-  config: ProtocolConfig,
-  now: number,
-): GroupDoc {
-  const draft = cloneGroup(group);
-  recomputeDraft(streamViewOf(stream), draft, config, now);
-  return finishGroup(draft, group, now);
-}
-
 /**
  * `draft` with its derived state set; `original` itself when nothing changed at all, else the
  * draft with `updatedAt` moved when it changed durably.
@@ -52,16 +36,6 @@ export function finishGroup(draft: GroupDoc, original: GroupDoc, now: number): G
   if (sameGroup(draft, original)) return original;
   if (!durablyEqual(draft, original)) draft.updatedAt = now;
   return draft;
-}
-
-/** Members that are live (ACTIVE/STARTING) in `before` and EXPIRED in `after`, with the lease `before` had. */
-export function newlyExpired(
-  before: GroupDoc,
-  after: GroupDoc,
-): Array<{ memberId: string; observedLeaseExpiresAt: number }> {
-  return membersInOrder(before)
-    .filter((b) => isLive(b.state) && own(after.members, b.memberId)?.state === 'EXPIRED')
-    .map((b) => ({ memberId: b.memberId, observedLeaseExpiresAt: b.memberLeaseExpiresAt }));
 }
 
 /**
@@ -116,19 +90,6 @@ export function recomputeDraft(sv: StreamView, draft: GroupDoc, config: Protocol
   for (const [id, at] of round.deadlines) {
     const m = own(draft.members, id);
     if (m) draft.members[id] = { ...m, rebalanceDeadlineAt: at };
-  }
-}
-
-/** Applies a decision's correction-round change to a whole-group draft. */
-export function applyRoundDecision(draft: GroupDoc, id: string, decision: MemberDecision): void {
-  if (decision.round === null) draft.metadataCorrection = null;
-  else if (decision.round) {
-    const acks = decision.freshRound ? [] : (draft.metadataCorrection?.acknowledgedMembers ?? []);
-    draft.metadataCorrection = { ...decision.round, acknowledgedMembers: [...acks] };
-  }
-  const round = draft.metadataCorrection;
-  if (decision.acknowledge && round && !round.acknowledgedMembers.includes(id)) {
-    round.acknowledgedMembers = [...round.acknowledgedMembers, id].sort();
   }
 }
 

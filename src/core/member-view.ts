@@ -2,17 +2,12 @@
  * What one heartbeat sees of its group (docs/protocol.md#redis-key-layout): the group header, the stream's
  * shard sets, the member's own record and target, and for the shards it touches whether another
  * member's holding blocks it. Everything here is O(the member's own shards); nothing iterates
- * the group. `viewFromGroup` builds the same view from a whole group document, so the pure
- * composition (`processHeartbeat`) and the Redis path decide through one function.
+ * the group.
  */
 
-import { own } from './dict.js';
-import { blocksOthers, holdings } from './group.js';
 import {
   assignableShards,
   consumableShards,
-  type GroupDoc,
-  isLive,
   type MemberRecord,
   type MetadataCorrection,
   type StreamDoc,
@@ -105,57 +100,4 @@ export function streamViewOf(stream: StreamDoc): StreamView {
     extraAssignable: beyond(assignableShards(stream)),
     resharding: stream.activeReshardingId !== null || stream.removedShards.some((r) => r.state !== 'RETIRED'),
   };
-}
-
-/** The header part of a group document. */
-export function headerOf(g: GroupDoc): GroupHeader {
-  const c = g.metadataCorrection;
-  return {
-    groupEpoch: g.groupEpoch,
-    assignmentEpoch: g.assignmentEpoch,
-    metadataVersion: g.metadataVersion,
-    correction: c && {
-      targetMetadataVersion: c.targetMetadataVersion,
-      observedMetadataVersion: c.observedMetadataVersion,
-      requestedAt: c.requestedAt,
-      updatedAt: c.updatedAt,
-    },
-    createdAt: g.createdAt,
-    updatedAt: g.updatedAt,
-  };
-}
-
-/** Blocking holders of each shard in a whole group document (member ids). */
-export function blockingHolders(g: GroupDoc): Map<number, string[]> {
-  const index = new Map<number, string[]>();
-  for (const m of Object.values(g.members)) {
-    if (!blocksOthers(m)) continue;
-    for (const s of holdings(m)) {
-      const ids = index.get(s);
-      if (ids) ids.push(m.memberId);
-      else index.set(s, [m.memberId]);
-    }
-  }
-  return index;
-}
-
-/** The view of member `memberId` in a whole group document (what the pure composition uses). */
-export function viewFromGroup(
-  stream: StreamView,
-  g: GroupDoc,
-  memberId: string,
-  roundComplete?: MemberView['roundComplete'],
-): MemberView {
-  const index = blockingHolders(g);
-  const view: MemberView = {
-    stream,
-    header: headerOf(g),
-    member: own(g.members, memberId) ?? null,
-    target: own(g.targetAssignments, memberId) ?? [],
-    blockedByOther: (s) => (index.get(s) ?? []).some((id) => id !== memberId),
-    acknowledged: g.metadataCorrection?.acknowledgedMembers.includes(memberId) ?? false,
-    liveMembers: Object.values(g.members).filter((m) => isLive(m.state)).length,
-  };
-  if (roundComplete) view.roundComplete = roundComplete;
-  return view;
 }

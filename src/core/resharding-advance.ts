@@ -11,9 +11,8 @@
  * routing when it activates, so none of them may start retiring.
  */
 
-import { own, withEntry } from './dict.js';
+import { own } from './dict.js';
 import { drainVerdict, evidenceRecord, type RetireOutcome, type ShardReading } from './drain-evidence.js';
-import { housekeepGroup } from './housekeeping.js';
 import type { GroupDoc, Migration, ProtocolConfig, RemovedShard, StreamDoc } from './model.js';
 import {
   activeMigrationOf,
@@ -76,11 +75,6 @@ export function ioNeeded(stream: StreamDoc, now: number, intervalMs: number): Io
 export function preparingMigration(stream: StreamDoc): Migration | null {
   const m = activeMigrationOf(stream);
   return m?.state === 'PREPARING' ? m : null;
-}
-
-/** True while resharding work is pending on the stream (heartbeats then take the full path). */
-export function reshardingInProgress(stream: StreamDoc): boolean {
-  return stream.activeReshardingId !== null || stream.removedShards.some((r) => r.state !== 'RETIRED');
 }
 
 /**
@@ -233,33 +227,4 @@ function scaleOutConverged(groups: Record<string, GroupDoc>, m: Migration, now: 
     }
   }
   return true;
-}
-
-/**
- * Full housekeeping of a stream for one pass: every group's expiry, rebalance timeouts and
- * pruning (except `skipGroup`, which the caller has just processed), then `advanceResharding`.
- */
-export function streamPass(
-  state: StreamState,
-  io: ReshardIo,
-  now: number,
-  config: ProtocolConfig,
-  skipGroup: string | null = null,
-): StreamState {
-  let groups = state.groups;
-  for (const [name, g] of Object.entries(state.groups)) {
-    if (name === skipGroup) continue;
-    const h = housekeepGroup({ stream: state.stream, group: g, config, now });
-    if (h !== g) groups = withEntry(groups, name, h);
-  }
-  const housekept = groups === state.groups ? state : { stream: state.stream, groups };
-  return advanceResharding(housekept, io, now, config);
-}
-
-/** True when a pass would do anything at `now` (housekeeping, Redis work, or a transition). */
-export function streamWorkDue(state: StreamState, now: number, config: ProtocolConfig): boolean {
-  if (preparingMigration(state.stream)) return true;
-  const needs = ioNeeded(state.stream, now, config.heartbeatIntervalMs);
-  if (needs.readings.length > 0 || needs.retirements.length > 0) return true;
-  return streamPass(state, {}, now, config) !== state;
 }

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { newGroupDoc } from './group.js';
 import { DEFAULT_PROTOCOL_CONFIG } from './model.js';
-import { activateMigration, newGroupProvisioning, requestScale, reshard } from './resharding.js';
-import { streamWorkDue } from './resharding-advance.js';
+import { activateMigration, newGroupProvisioning, requestScale, rollbackMigration } from './resharding.js';
+import { advanceResharding } from './resharding-advance.js';
 import type { StreamState } from './stream-state.js';
 
 const CONFIG = DEFAULT_PROTOCOL_CONFIG;
@@ -72,15 +72,12 @@ describe('resharding > interplay', () => {
     expect(newGroupProvisioning(prep.stream)).toEqual({ create: [0, 1, 2, 3, 4, 5], existing: [] });
   });
 
-  it('reports whether a pass has work, and reshard() dispatches every input', () => {
-    const s0 = streamState(4);
-    expect(streamWorkDue(s0, T0, CONFIG)).toBe(false);
-    const s1 = reshard(s0, { kind: 'scale', targetShardCount: 2, reshardingId: 'r1' }, T0, CONFIG);
-    expect(streamWorkDue(s1, T0, CONFIG)).toBe(true);
-    const s2 = reshard(s1, { kind: 'activate', reshardingId: 'r1' }, T0, CONFIG);
-    const s3 = reshard(s2, { kind: 'advance', io: {} }, T0, CONFIG);
+  it('takes a scale-in through activation, its first pass and a rollback', () => {
+    const s1 = requestScale(streamState(4), { targetShardCount: 2, reshardingId: 'r1' }, T0).state;
+    const s2 = activateMigration(s1, 'r1', T0, CONFIG);
+    const s3 = advanceResharding(s2, {}, T0, CONFIG);
     expect(s3.stream.migrations[0]!.state).toBe('DRAINING');
-    const s4 = reshard(s3, { kind: 'rollback', reshardingId: 'r1', readings: new Map() }, T0, CONFIG);
+    const s4 = rollbackMigration(s3, 'r1', new Map(), T0, CONFIG).state;
     expect(s4.stream.migrations[0]!.state).toBe('ROLLED_BACK');
   });
 });

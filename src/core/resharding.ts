@@ -16,7 +16,6 @@
 import { entriesEverAdded, type ShardReading } from './drain-evidence.js';
 import { CoordinatorError } from './errors.js';
 import type { Migration, ProtocolConfig, RemovedShard, StreamDoc } from './model.js';
-import { advanceResharding, type ReshardIo } from './resharding-advance.js';
 import {
   activeMigrationOf,
   bumpEveryGroup,
@@ -48,32 +47,6 @@ export interface ScaleDecision {
   migration: Migration;
   /** `created`: a new PREPARING migration; `resumed`: the PREPARING one with the same target; `noop`: unchanged count. */
   outcome: 'created' | 'resumed' | 'noop';
-}
-
-/** One input of the state machine. */
-export type ReshardInput =
-  | ({ kind: 'scale' } & ScaleRequest)
-  | { kind: 'activate'; reshardingId: string }
-  | { kind: 'advance'; io: ReshardIo }
-  | { kind: 'rollback'; reshardingId: string; readings: ReadonlyMap<number, ShardReading> };
-
-/** `(state, input, now) → state` over every input kind (errors are thrown as CoordinatorError). */
-export function reshard(
-  state: StreamState,
-  input: ReshardInput,
-  now: number,
-  config: ProtocolConfig,
-): StreamState {
-  switch (input.kind) {
-    case 'scale':
-      return requestScale(state, input, now).state;
-    case 'activate':
-      return activateMigration(state, input.reshardingId, now, config);
-    case 'advance':
-      return advanceResharding(state, input.io, now, config);
-    case 'rollback':
-      return rollbackMigration(state, input.reshardingId, input.readings, now, config).state;
-  }
 }
 
 /** The synthetic migration answered for a scale to the current count. */

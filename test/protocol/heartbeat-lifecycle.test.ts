@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newlyExpired } from '../../src/core/housekeeping.js';
-import { CONFIG, Driver } from '../support/protocol-driver.js';
+import { CONFIG, Driver, newlyExpired } from '../support/protocol-driver.js';
 
 /** A on [0,1], B on [2,3] of 4 shards, epochs 3, version 3, both STABLE. */
 async function twoSettled(): Promise<Driver> {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { durablyEqual, housekeepGroup, newlyExpired, reconcileGroup } from '../../src/core/housekeeping.js';
-import { CONFIG, Driver, deepFreeze } from '../support/protocol-driver.js';
+import { durablyEqual } from '../../src/core/group-equality.js';
+import { housekeepGroup } from '../../src/core/housekeeping.js';
+import { CONFIG, Driver, deepFreeze, newlyExpired } from '../support/protocol-driver.js';
 
 /** A on [0,1], B on [2,3] of 4 shards, epochs 3, STABLE. */
 async function twoSettled(): Promise<Driver> {
@@ -50,28 +51,6 @@ describe('housekeeping > sweep pass', () => {
     const round = d.group.metadataCorrection;
     d.advance(1000);
     expect((await d.housekeep()).metadataCorrection).toEqual(round);
-  });
-});
-
-describe('housekeeping > reconcile after a shard-count change', () => {
-  it('retargets over the new assignable set without bumping, and starts rebalance deadlines', async () => {
-    const d = await twoSettled();
-    const stream = { ...d.stream, shardCount: 2 };
-    const bumped = {
-      ...d.group,
-      groupEpoch: d.group.groupEpoch + 1,
-      metadataVersion: d.group.metadataVersion + 1,
-    };
-    const g = reconcileGroup(stream, bumped, CONFIG, d.now);
-    expect(g).toMatchObject({ groupEpoch: 4, assignmentEpoch: 4, metadataVersion: 4, state: 'RECONCILING' });
-    expect(g.targetAssignments).toEqual({ A: [0], B: [1] });
-    expect(g.members.A?.rebalanceDeadlineAt).toBe(d.now + CONFIG.rebalanceTimeoutMs);
-    expect(g.members.B?.rebalanceDeadlineAt).toBe(d.now + CONFIG.rebalanceTimeoutMs);
-  });
-
-  it('returns the same object when nothing changes', async () => {
-    const d = await twoSettled();
-    expect(reconcileGroup(d.stream, d.group, CONFIG, d.now)).toBe(d.group);
   });
 });
 

@@ -4,8 +4,9 @@ import { isCoordinatorError } from '../../src/core/errors.js';
 import { heartbeatKey } from '../../src/core/fast-path.js';
 import { decideHeartbeat } from '../../src/core/member-heartbeat.js';
 import { holdsMemberId, isSharedMemberId } from '../../src/core/member-instance.js';
-import { streamViewOf, viewFromGroup } from '../../src/core/member-view.js';
+import { streamViewOf } from '../../src/core/member-view.js';
 import type { MemberRecord } from '../../src/core/model.js';
+import { viewFromGroup } from '../support/group-view.js';
 import { CONFIG, Driver, hb } from '../support/protocol-driver.js';
 
 const X = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';

@@ -2,8 +2,11 @@
  * Plain fixtures of the member protocol: default timings, a start instant, heartbeat requests
  * built from what a test says about them, and deep freezing (so code that mutates its input throws).
  */
+
+import { own } from '../../src/core/dict.js';
+import { membersInOrder } from '../../src/core/group.js';
 import type { HeartbeatInput, RevokeReport } from '../../src/core/heartbeat-types.js';
-import { DEFAULT_PROTOCOL_CONFIG, type ProtocolConfig } from '../../src/core/model.js';
+import { DEFAULT_PROTOCOL_CONFIG, type GroupDoc, isLive, type ProtocolConfig } from '../../src/core/model.js';
 
 /** The default timings (heartbeat 3 s, lease 15 s, rebalance timeout 60 s, retention 10 min). */
 export const CONFIG: ProtocolConfig = DEFAULT_PROTOCOL_CONFIG;
@@ -64,4 +67,14 @@ export function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
+}
+
+/** Members that are live (ACTIVE/STARTING) in `before` and EXPIRED in `after`, with the lease `before` had. */
+export function newlyExpired(
+  before: GroupDoc,
+  after: GroupDoc,
+): Array<{ memberId: string; observedLeaseExpiresAt: number }> {
+  return membersInOrder(before)
+    .filter((b) => isLive(b.state) && own(after.members, b.memberId)?.state === 'EXPIRED')
+    .map((b) => ({ memberId: b.memberId, observedLeaseExpiresAt: b.memberLeaseExpiresAt }));
 }

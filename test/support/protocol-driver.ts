@@ -10,7 +10,7 @@
  */
 import { afterEach } from 'vitest';
 
-export { CONFIG, deepFreeze, type HbSpec, hb, T0 } from './heartbeat-fixtures.js';
+export { CONFIG, deepFreeze, type HbSpec, hb, newlyExpired, T0 } from './heartbeat-fixtures.js';
 
 import type { CoordinatorEvent } from '../../src/coordinator.js';
 import { type HolderStatus, memberOps, type PlanOp } from '../../src/core/commit-plan.js';
