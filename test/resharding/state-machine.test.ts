@@ -111,7 +111,7 @@ describe('resharding > scale-out', () => {
     expect(d.stream.migrations[0]!.state).toBe('DEPRECATED');
   });
 
-  it('completes at once when no group has a live member (reference defect 15)', async () => {
+  it('completes at once when no group has a live member', async () => {
     const d = await ReshardDriver.open(4);
     await d.scale(8);
     const before = structuredClone(d.snapshot.groups);
