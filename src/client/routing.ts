@@ -1,6 +1,6 @@
 /**
- * Producer routing as the SDK holds it: the coordinator's `ProducerRoutingResponse` (PROTOCOL
- * §2.5), validated the way the reference clients validate it, and the shard choice by `routeV1`.
+ * Producer routing as the SDK holds it: the coordinator's `ProducerRoutingResponse`
+ * (docs/protocol.md#producer-routing), validated the way the reference clients validate it, and the shard choice by `routeV1`.
  */
 import { routeV1 } from '../routing/route-v1.js';
 import { InvalidRoutingError, NoShardsError } from './errors.js';

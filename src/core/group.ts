@@ -54,8 +54,8 @@ export function cloneGroup(g: GroupDoc): GroupDoc {
 }
 
 /**
- * True when the member's holdings block other members: live or LEAVING members (PROTOCOL
- * §3.7), and members fenced for a stale epoch or an ownership violation until their lease
+ * True when the member's holdings block other members: live or LEAVING members
+ * (docs/protocol.md#revoke-before-assign), and members fenced for a stale epoch or an ownership violation until their lease
  * ends (docs/protocol.md#stale-epoch-fencing).
  */
 export function blocksOthers(m: MemberRecord): boolean {

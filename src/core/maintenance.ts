@@ -74,8 +74,8 @@ export function tracksDeadline(m: MemberRecord): boolean {
 }
 
 /**
- * One maintenance pass at `now` over `due` members, in the order of docs/protocol.md#processing-order step 4 and
- * §3.7: expiry of live members whose lease passed (`memberEpoch + 1`) and the lapse of blocking
+ * One maintenance pass at `now` over `due` members, in the order of docs/protocol.md#processing-order and
+ * docs/protocol.md#rebalance-timeout: expiry of live members whose lease passed (`memberEpoch + 1`) and the lapse of blocking
  * fences (holdings released) — one bump for all; then rebalance-timeout fences of members whose
  * deadline has come and who still hold shards outside their target (RELEASED, as the reference)
  * — one bump for all; then pruning (`metadataVersion + 1`). `groupEpoch` is the group's before

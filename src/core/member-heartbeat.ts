@@ -1,6 +1,6 @@
 /**
- * The member protocol (docs/protocol.md#processing-order) decided over one member's view (docs/protocol.md#lost-response-tolerance lost-response
- * tolerance, §8.3 blocking fences): `(view, request, now) → decision`. Pure and O(the member's
+ * The member protocol (docs/protocol.md#processing-order) decided over one member's view (docs/protocol.md#lost-response-tolerance,
+ * docs/protocol.md#stale-epoch-fencing): `(view, request, now) → decision`. Pure and O(the member's
  * own shards): the group-wide parts — expiry of other members, the target assignment, other
  * members' rebalance deadlines — happen before (maintenance) and after (assignment round) this
  * decision, never inside it.

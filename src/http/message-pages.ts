@@ -1,6 +1,6 @@
 /**
  * Paging over shard streams with XRANGE/XREVRANGE only (never a consumer-group read), for one
- * shard or merged across shards (docs/protocol.md#monitoring-views messages, §2.10 Grafana messages).
+ * shard or merged across shards (docs/protocol.md#monitoring-views and docs/protocol.md#grafana).
  *
  * Cursor paging: each shard is read from its cursor (inclusive) with `COUNT limit+2` (`limit+1`
  * without a cursor), the record equal to the cursor is dropped, and there is a next page when

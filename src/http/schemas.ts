@@ -1,6 +1,6 @@
 /**
  * Wire shapes of `/coord/v1`: zod schemas for every request body and path parameter, and the
- * types of every response body, read off the documented response schemas (docs/protocol.md#endpoints-and-roles–§3). Field names follow the reference exactly;
+ * types of every response body, read off the documented response schemas (docs/protocol.md#endpoints-and-roles, docs/protocol.md#heartbeat). Field names follow the reference exactly;
  * additive response fields are marked as such.
  */
 import { z } from 'zod';

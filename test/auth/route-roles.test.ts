@@ -1,5 +1,5 @@
 /**
- * Every route × every role, as docs/protocol.md#roles and the §2 table say, over the real stack.
+ * Every route × every role, as docs/protocol.md#roles and docs/protocol.md#endpoints-and-roles say, over the real stack.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, uniquePrefix } from '../support/redis.js';

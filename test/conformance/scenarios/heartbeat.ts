@@ -1,5 +1,5 @@
 /**
- * The member protocol over HTTP (docs/protocol.md#heartbeat): the worked example of §3.12 with exact epochs,
+ * The member protocol over HTTP (docs/protocol.md#heartbeat): the worked example (docs/protocol.md#worked-example) with exact epochs,
  * the one-round-trip steady heartbeat, leave, unknown groups, and concurrent joins.
  */
 import { expect } from 'vitest';
