@@ -5,8 +5,10 @@
  * the member claims the shard's token with the epoch of the heartbeat answer that granted it;
  * afterwards every XACK, ack-delete, XCLAIM and XAUTOCLAIM checks the token is still
  * `(epoch, memberId)` in the same script call. A refusal throws `OwnershipLostError` and
- * nothing is written. EVALSHA with an EVAL fallback on NOSCRIPT.
+ * nothing is written. Scripts run through `runScript` (EVALSHA, EVAL on NOSCRIPT).
  */
+import { ioredisScriptRunner } from '../store/ioredis-script.js';
+import { runScript, type ScriptRunner } from '../store/run-script.js';
 import type { LuaScript } from '../store/scripts/lua-script.js';
 import {
   FENCED_COMMAND,
@@ -25,7 +27,7 @@ import {
   type StreamEntry,
   text,
 } from './consumer-redis.js';
-import { isNoScript, toRedisCommandError } from './redis-adapter.js';
+import { toRedisCommandError } from './redis-adapter.js';
 
 /**
  * How long a claimed token refuses claims with a lower epoch, ms. Only an escape hatch: a
@@ -42,6 +44,7 @@ export interface Fence {
 /** The consumer's commands on one granted shard, fenced by its ownership token. */
 export class FencedRedis extends ConsumerRedis {
   private readonly fenceArgs: string[];
+  private readonly scripts: ScriptRunner;
 
   constructor(
     private readonly base: ConsumerRedis,
@@ -50,6 +53,7 @@ export class FencedRedis extends ConsumerRedis {
   ) {
     super(base.client, base.group);
     this.fenceArgs = [base.group, String(fence.epoch), fence.memberId];
+    this.scripts = ioredisScriptRunner(base.client);
   }
 
   /** Shares the base's answer (asked once per consumer, not per grant). */
@@ -61,42 +65,30 @@ export class FencedRedis extends ConsumerRedis {
   async claimOwnership(key: string): Promise<void> {
     const now = this.now();
     const args = [...this.fenceArgs, String(now), String(now + OWNER_CLAIM_PROTECT_MS)];
-    const reply = (await this.script(
-      this.client,
-      OWNER_CLAIM,
-      `claim ${key}`,
-      [ownerKey(key)],
-      args,
-    )) as unknown[];
+    const reply = (await this.script(OWNER_CLAIM, `claim ${key}`, [ownerKey(key)], args)) as unknown[];
     if (Number(reply[0]) !== 1) throw new OwnershipLostError(key, 'claim', tokenHolder(reply[1]));
   }
 
   /** Deletes the shard's token if it is still this grant's; true when it was. */
   async releaseOwnership(key: string): Promise<boolean> {
-    const reply = await this.script(
-      this.client,
-      OWNER_RELEASE,
-      `release ${key}`,
-      [ownerKey(key)],
-      this.fenceArgs,
-    );
+    const reply = await this.script(OWNER_RELEASE, `release ${key}`, [ownerKey(key)], this.fenceArgs);
     return Number(reply) === 1;
   }
 
   override async checkOwner(key: string): Promise<void> {
-    await this.fenced(this.client, key, 'CHECK', []);
+    await this.fenced(key, 'CHECK', []);
   }
 
   override async ack(key: string, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.fenced(this.client, key, 'XACK', ids);
+    await this.fenced(key, 'XACK', ids);
   }
 
   override async ackDelete(key: string, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     if (await this.supportsAckDel())
-      await this.fenced(this.client, key, 'XACKDEL', ['KEEPREF', 'IDS', String(ids.length), ...ids]);
-    else await this.fenced(this.client, key, 'XACK+XDEL', ids);
+      await this.fenced(key, 'XACKDEL', ['KEEPREF', 'IDS', String(ids.length), ...ids]);
+    else await this.fenced(key, 'XACK+XDEL', ids);
   }
 
   override async claim(
@@ -106,12 +98,12 @@ export class FencedRedis extends ConsumerRedis {
     ids: readonly string[],
   ): Promise<StreamEntry[]> {
     if (ids.length === 0) return [];
-    return parseEntries(await this.fenced(this.client, key, 'XCLAIM', [consumer, String(minIdleMs), ...ids]));
+    return parseEntries(await this.fenced(key, 'XCLAIM', [consumer, String(minIdleMs), ...ids]));
   }
 
   override async touch(key: string, consumer: string, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.fenced(this.client, key, 'XCLAIM', [consumer, '0', ...ids, 'JUSTID']);
+    await this.fenced(key, 'XCLAIM', [consumer, '0', ...ids, 'JUSTID']);
   }
 
   override async autoClaim(
@@ -122,7 +114,7 @@ export class FencedRedis extends ConsumerRedis {
     count: number,
   ): Promise<{ cursor: string; entries: StreamEntry[] }> {
     const args = [consumer, String(minIdleMs), cursor, 'COUNT', String(count)];
-    const [next, entries] = (await this.fenced(this.client, key, 'XAUTOCLAIM', args)) as [unknown, unknown];
+    const [next, entries] = (await this.fenced(key, 'XAUTOCLAIM', args)) as [unknown, unknown];
     return { cursor: text(next), entries: parseEntries(entries) };
   }
 
@@ -137,13 +129,9 @@ export class FencedRedis extends ConsumerRedis {
     ackIds: readonly string[],
   ): Promise<Error | null> {
     const [keys, argv] = this.fencedCall(key, 'XACK', ackIds);
-    return conn
-      .evalsha(FENCED_COMMAND.sha1, keys.length, ...keys, ...argv)
-      .catch((err) =>
-        isNoScript(err)
-          ? this.client.eval(FENCED_COMMAND.lua, keys.length, ...keys, ...argv)
-          : Promise.reject(err),
-      )
+    // runScript sends the EVALSHA before it first waits, so the ack is on `conn` before the read.
+    const ride: ScriptRunner = { evalsha: ioredisScriptRunner(conn).evalsha, eval: this.scripts.eval };
+    return runScript(ride, FENCED_COMMAND, keys, argv)
       .then(
         (reply) => {
           this.fencedReply(reply, key, 'XACK');
@@ -161,15 +149,10 @@ export class FencedRedis extends ConsumerRedis {
     ];
   }
 
-  private async fenced(
-    conn: ConsumerClient,
-    key: string,
-    command: string,
-    args: readonly string[],
-  ): Promise<unknown> {
+  private async fenced(key: string, command: string, args: readonly string[]): Promise<unknown> {
     const [keys, argv] = this.fencedCall(key, command, args);
     return this.fencedReply(
-      await this.script(conn, FENCED_COMMAND, `fenced ${command} ${key}`, keys, argv),
+      await this.script(FENCED_COMMAND, `fenced ${command} ${key}`, keys, argv),
       key,
       command,
     );
@@ -183,21 +166,8 @@ export class FencedRedis extends ConsumerRedis {
     return value;
   }
 
-  private script(
-    conn: ConsumerClient,
-    s: LuaScript,
-    what: string,
-    keys: string[],
-    args: string[],
-  ): Promise<unknown> {
-    return this.run(what, async () => {
-      try {
-        return await conn.evalsha(s.sha1, keys.length, ...keys, ...args);
-      } catch (err) {
-        if (!isNoScript(err)) throw err;
-        return await conn.eval(s.lua, keys.length, ...keys, ...args);
-      }
-    });
+  private script(s: LuaScript, what: string, keys: string[], args: string[]): Promise<unknown> {
+    return this.run(what, () => runScript(this.scripts, s, keys, args));
   }
 }
 

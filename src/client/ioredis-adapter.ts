@@ -9,6 +9,8 @@
  * shard has at most one script call per pipeline, so the re-send cannot reorder its entries.
  */
 import type { Cluster, Redis } from 'ioredis';
+import { ioredisScriptRunner } from '../store/ioredis-script.js';
+import { isNoScriptError, runScript } from '../store/run-script.js';
 import { IDEMPOTENT_BATCH } from '../store/scripts/idempotent-batch.js';
 import {
   decodeIdempotentReply,
@@ -22,7 +24,6 @@ import {
   batchOutcomes,
   describeWrite,
   type IdempotentWrite,
-  isNoScript,
   type ProducerRedis,
   planCalls,
   type ShardCall,
@@ -51,6 +52,7 @@ type ScriptArgs = [number, ...string[]];
 export function ioredisAdapter(client: Client, opts: IoredisAdapterOptions = {}): ProducerRedis {
   const script = opts.idempotentScript ?? IDEMPOTENT_PUBLISH;
   const batch = opts.batchScript ?? IDEMPOTENT_BATCH;
+  const scripts = ioredisScriptRunner(client);
   const scriptArgs = (w: Omit<IdempotentWrite, 'kind'>): ScriptArgs => [
     2,
     w.key,
@@ -119,7 +121,7 @@ export function ioredisAdapter(client: Client, opts: IoredisAdapterOptions = {})
       const [err, reply] = replies?.[i + loads.length] ?? [new Error('no reply in pipeline result'), null];
       const w = call.writes[0]!;
       if (err) {
-        if ((call.batch || w.kind === 'idempotent') && !fullText && isNoScript(err)) noScript.add(i);
+        if ((call.batch || w.kind === 'idempotent') && !fullText && isNoScriptError(err)) noScript.add(i);
         const error = toRedisCommandError(err, describeWrite(w), REPLY_ERRORS);
         return call.writes.map(() => ({ status: 'error', error }));
       }
@@ -144,16 +146,9 @@ export function ioredisAdapter(client: Client, opts: IoredisAdapterOptions = {})
     },
 
     async evalIdempotent(write): Promise<IdempotentReply> {
-      const args = scriptArgs(write);
+      const args = idempotentPublishArgs(write.ttlSeconds, write.maxLen, write.approx, write.fields);
       try {
-        let raw: unknown;
-        try {
-          raw = await client.evalsha(script.sha1, ...args);
-        } catch (err) {
-          if (!isNoScript(err)) throw err;
-          raw = await client.eval(script.lua, ...args);
-        }
-        return decodeIdempotentReply(raw);
+        return decodeIdempotentReply(await runScript(scripts, script, [write.key, write.markerKey], args));
       } catch (err) {
         throw toRedisCommandError(err, `idempotent publish to ${write.key}`, REPLY_ERRORS);
       }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RedisCommandError } from './errors.js';
-import { isNoScript, toRedisCommandError, xaddArgs, xaddOutcome } from './redis-adapter.js';
+import { toRedisCommandError, xaddArgs, xaddOutcome } from './redis-adapter.js';
 
 const named = (name: string, message: string) => Object.assign(new Error(message), { name });
 
@@ -67,11 +67,5 @@ describe('redis adapter > error wrapping', () => {
     );
     expect(e.message).not.toContain('secret-payload');
     expect(e.inDoubt).toBe(false);
-  });
-
-  it('recognises NOSCRIPT', () => {
-    expect(isNoScript(named('ReplyError', 'NOSCRIPT No matching script. Please use EVAL.'))).toBe(true);
-    expect(isNoScript('NOSCRIPT No matching script')).toBe(true);
-    expect(isNoScript(new Error('ERR other'))).toBe(false);
   });
 });

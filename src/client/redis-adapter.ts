@@ -45,7 +45,7 @@ export type WriteOutcome = IdempotentReply | { status: 'error'; error: RedisComm
 export interface ProducerRedis {
   /** `XADD key NOMKSTREAM MAXLEN ~|= maxLen * f v …`: the new entry id, or null when the key does not exist. */
   xaddNoMkStream(key: string, maxLen: number, approx: boolean, fields: EntryFields): Promise<string | null>;
-  /** Runs the idempotent-publish script (EVALSHA, EVAL on NOSCRIPT). */
+  /** Runs the idempotent-publish script (`runScript`: EVALSHA, EVAL on NOSCRIPT). */
   evalIdempotent(write: Omit<IdempotentWrite, 'kind'>): Promise<IdempotentReply>;
   /**
    * Pipelines a batch given per shard: each group holds the writes for ONE shard key (hence one
@@ -172,10 +172,4 @@ export function toRedisCommandError(
     inDoubt: true,
     cause: err,
   });
-}
-
-/** True when a failure means the server does not know the script yet. */
-export function isNoScript(err: unknown): boolean {
-  const text = err instanceof Error ? err.message : typeof err === 'string' ? err : '';
-  return text.includes('NOSCRIPT');
 }

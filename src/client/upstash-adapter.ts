@@ -5,6 +5,7 @@
  * client is described structurally.
  */
 
+import { isNoScriptError, runScript } from '../store/run-script.js';
 import { IDEMPOTENT_BATCH } from '../store/scripts/idempotent-batch.js';
 import {
   decodeIdempotentReply,
@@ -13,6 +14,7 @@ import {
   idempotentPublishArgs,
 } from '../store/scripts/idempotent-publish.js';
 import type { LuaScript } from '../store/scripts/lua-script.js';
+import { upstashScriptRunner } from '../store/upstash-script.js';
 import type { RedisCommandError } from './errors.js';
 import {
   batchCallOf,
@@ -20,7 +22,6 @@ import {
   describeWrite,
   type EntryFields,
   type IdempotentWrite,
-  isNoScript,
   type ProducerRedis,
   planCalls,
   type ShardCall,
@@ -95,6 +96,7 @@ export function upstashAdapter(client: UpstashRedisLike, opts: UpstashAdapterOpt
   // SHAs of the scripts known to be loaded on the database: each is loaded by the first pipeline
   // that needs it, not by every one (a command and the script's text saved per batch).
   const loaded = new Set<string>();
+  const scripts = upstashScriptRunner(client);
 
   return {
     async xaddNoMkStream(key, maxLen, approx, fields) {
@@ -110,14 +112,7 @@ export function upstashAdapter(client: UpstashRedisLike, opts: UpstashAdapterOpt
 
     async evalIdempotent(write): Promise<IdempotentReply> {
       try {
-        let raw: unknown;
-        try {
-          raw = await client.evalsha(script.sha1, keysOf(write), argsOf(write));
-        } catch (err) {
-          if (!isNoScript(err)) throw err;
-          raw = await client.eval(script.lua, keysOf(write), argsOf(write));
-        }
-        return decodeIdempotentReply(raw);
+        return decodeIdempotentReply(await runScript(scripts, script, keysOf(write), argsOf(write)));
       } catch (err) {
         throw toRedisCommandError(err, `idempotent publish to ${write.key}`, REPLY_ERRORS);
       }
@@ -193,7 +188,7 @@ export function upstashAdapter(client: UpstashRedisLike, opts: UpstashAdapterOpt
         const error = toRedisCommandError(replyError(text), describeWrite(w), reply ? REPLY_ERRORS : []);
         return {
           outcomes: failed(error),
-          noScript: (call.batch || w.kind === 'idempotent') && !fullText && isNoScript(text),
+          noScript: (call.batch || w.kind === 'idempotent') && !fullText && isNoScriptError(text),
         };
       }
       try {

@@ -5,8 +5,9 @@
  */
 import { Cluster, Redis } from 'ioredis';
 import { CoordinatorError, isCoordinatorError } from '../core/errors.js';
+import { ioredisScriptRunner } from './ioredis-script.js';
 import { streamsIndexKey, tokenSecretKey } from './keys.js';
-import { runScript } from './run-script.js';
+import { runScript, type ScriptRunner } from './run-script.js';
 import { ScriptStore } from './script-store.js';
 import type { ScriptCall } from './scripts/commit-args.js';
 import type { LuaScript } from './scripts/lua-script.js';
@@ -138,6 +139,7 @@ export class IoredisStore extends ScriptStore implements Store, Required<ShardOp
   private readonly ownsClient: boolean;
   private readonly pingTimeoutMs: number;
   private readonly onRequest: () => void;
+  private readonly scripts: ScriptRunner;
   private lastPingError = 'unreachable';
 
   constructor(client: Redis | Cluster, options: IoredisStoreOptions) {
@@ -147,6 +149,7 @@ export class IoredisStore extends ScriptStore implements Store, Required<ShardOp
     this.ownsClient = options.ownsClient ?? false;
     this.pingTimeoutMs = options.pingTimeoutMs ?? 1000;
     this.onRequest = options.onRequest ?? (() => undefined);
+    this.scripts = ioredisScriptRunner(client);
   }
 
   private async call<T>(fn: () => Promise<T>): Promise<T> {
@@ -159,7 +162,7 @@ export class IoredisStore extends ScriptStore implements Store, Required<ShardOp
   }
 
   protected script(script: LuaScript, c: ScriptCall): Promise<unknown> {
-    return this.call(() => runScript(this.client, script, c.keys, c.args));
+    return this.call(() => runScript(this.scripts, script, c.keys, c.args));
   }
 
   protected failure(err: unknown): CoordinatorError {

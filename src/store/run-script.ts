@@ -1,28 +1,45 @@
 /**
- * Runs a Lua script by SHA, loading it with EVAL when the server does not know it yet
- * (first use, restart, SCRIPT FLUSH, or a Cluster node that never saw it).
+ * How every Lua script of the project runs, whatever the client: EVALSHA, and when the server
+ * does not know the script (first use, restart, SCRIPT FLUSH, failover, a Cluster node that never
+ * saw it) the same call again with the text (EVAL, which also caches it for the next EVALSHA).
+ * The rule is written once, here; each client kind implements `ScriptRunner` once
+ * (ioredis-script.ts, upstash-script.ts). No runtime imports: the Worker and the edge producer
+ * bundle it.
  */
-import type { Cluster, Redis } from 'ioredis';
 import type { LuaScript } from './scripts/lua-script.js';
 
-/** A Redis client that can run scripts (standalone or Cluster; Cluster routes by the first key). */
-export type ScriptClient = Pick<Redis | Cluster, 'evalsha' | 'eval'>;
-
-function isNoScript(err: unknown): boolean {
-  return err instanceof Error && err.message.startsWith('NOSCRIPT');
+/** The two ways a client runs a script: by SHA, and by text. */
+export interface ScriptRunner {
+  evalsha(sha1: string, keys: string[], args: string[]): Promise<unknown>;
+  eval(lua: string, keys: string[], args: string[]): Promise<unknown>;
 }
 
-/** EVALSHA `script` with `keys` and `args`, falling back to EVAL on NOSCRIPT. */
+// @upstash/redis prefixes the error of a command it sent through its auto-pipeline (its default)
+// with this; without auto-pipelining it passes the Redis error text through unchanged.
+const UPSTASH_PIPELINED = 'Command failed: ';
+
+/**
+ * True when Redis refused a script call because it does not know the script (error text starting
+ * with `NOSCRIPT`): the script did not run, so sending its text cannot run it twice. Takes a
+ * client's error or a pipeline's per-command error text.
+ */
+export function isNoScriptError(err: unknown): boolean {
+  let text = err instanceof Error ? err.message : typeof err === 'string' ? err : '';
+  if (text.startsWith(UPSTASH_PIPELINED)) text = text.slice(UPSTASH_PIPELINED.length);
+  return text.startsWith('NOSCRIPT');
+}
+
+/** Runs `script` by SHA; on NOSCRIPT sends its text. Other failures are the caller's to map. */
 export async function runScript(
-  client: ScriptClient,
+  runner: ScriptRunner,
   script: LuaScript,
-  keys: readonly string[],
-  args: readonly (string | number)[],
+  keys: string[],
+  args: string[],
 ): Promise<unknown> {
   try {
-    return await client.evalsha(script.sha1, keys.length, ...keys, ...args);
+    return await runner.evalsha(script.sha1, keys, args);
   } catch (err) {
-    if (!isNoScript(err)) throw err;
-    return await client.eval(script.lua, keys.length, ...keys, ...args);
+    if (!isNoScriptError(err)) throw err;
+    return await runner.eval(script.lua, keys, args);
   }
 }

@@ -15,10 +15,11 @@ import {
   type StreamInspector,
   type StreamRecord,
 } from './inspector.js';
+import { runScript, type ScriptRunner } from './run-script.js';
 import { PENDING_SUMMARIES } from './scripts/pending-summaries.js';
 import { READ_SHARDS } from './scripts/read-shards.js';
 import type { UpstashCommands } from './upstash-client.js';
-import { runUpstashScript } from './upstash-script.js';
+import { upstashScriptRunner } from './upstash-script.js';
 import { integerOrNull, parseGroups, parseRecord, parseStreamInfo } from './xinfo-reply.js';
 
 /** Options of UpstashInspector. */
@@ -36,11 +37,13 @@ export class UpstashInspector implements StreamInspector {
   private readonly client: UpstashCommands;
   private readonly keysPerCall: number;
   private readonly onRequest: () => void;
+  private readonly scripts: ScriptRunner;
 
   constructor(client: UpstashCommands, options: UpstashInspectorOptions = {}) {
     this.client = client;
     this.keysPerCall = Math.max(1, options.keysPerCall ?? 256);
     this.onRequest = options.onRequest ?? (() => undefined);
+    this.scripts = upstashScriptRunner(client, this.onRequest);
   }
 
   async readShards(keys: readonly string[]): Promise<ShardReading[]> {
@@ -95,12 +98,11 @@ export class UpstashInspector implements StreamInspector {
       const chunk = pairs.slice(i, i + this.keysPerCall);
       let reply: unknown;
       try {
-        reply = await runUpstashScript(
-          this.client,
+        reply = await runScript(
+          this.scripts,
           PENDING_SUMMARIES,
           chunk.map((p) => p.key),
           chunk.map((p) => p.group),
-          this.onRequest,
         );
       } catch {
         reply = null;
@@ -118,7 +120,7 @@ export class UpstashInspector implements StreamInspector {
       const chunk = keys.slice(i, i + this.keysPerCall);
       let reply: unknown;
       try {
-        reply = await runUpstashScript(this.client, READ_SHARDS, chunk, [full ? '1' : '0'], this.onRequest);
+        reply = await runScript(this.scripts, READ_SHARDS, chunk, [full ? '1' : '0']);
       } catch {
         reply = null;
       }

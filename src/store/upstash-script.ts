@@ -1,35 +1,27 @@
 /**
- * EVALSHA with a NOSCRIPT fallback over @upstash/redis: the REST twin of `run-script.ts`
- * (whose variadic signature is ioredis's). Same pinned scripts, same fallback rule.
+ * `ScriptRunner` over @upstash/redis (Redis over HTTPS): the Worker store, its inspector and the
+ * edge producer run their scripts through it with `runScript`. Imports nothing at runtime.
  */
-import type { LuaScript } from './scripts/lua-script.js';
-import type { UpstashCommands } from './upstash-client.js';
-import { upstashErrorText } from './upstash-errors.js';
+import type { ScriptRunner } from './run-script.js';
 
-/** A client that can run scripts by SHA and by text. */
-export type UpstashScriptClient = Pick<UpstashCommands, 'evalsha' | 'eval'>;
-
-function isNoScript(err: unknown): boolean {
-  return err instanceof Error && upstashErrorText(err).startsWith('NOSCRIPT');
+/** The script commands of an @upstash/redis client (a real `Redis` satisfies it). */
+export interface UpstashScriptClient {
+  evalsha(sha1: string, keys: string[], args: string[]): Promise<unknown>;
+  eval(lua: string, keys: string[], args: string[]): Promise<unknown>;
 }
 
-/**
- * Runs `script` by SHA; on NOSCRIPT (first use, SCRIPT FLUSH, a fresh database) sends its text
- * with EVAL, which also caches it for the next EVALSHA. Calls `onRequest` once per REST request.
- */
-export async function runUpstashScript(
-  client: UpstashScriptClient,
-  script: LuaScript,
-  keys: string[],
-  args: string[],
-  onRequest: () => void = () => undefined,
-): Promise<unknown> {
-  try {
-    onRequest();
-    return await client.evalsha(script.sha1, keys, args);
-  } catch (err) {
-    if (!isNoScript(err)) throw err;
-    onRequest();
-    return await client.eval(script.lua, keys, args);
-  }
+const noop = () => undefined;
+
+/** The runner of `client`; `onRequest` is called once per REST request (a NOSCRIPT fallback makes two). */
+export function upstashScriptRunner(client: UpstashScriptClient, onRequest: () => void = noop): ScriptRunner {
+  return {
+    evalsha: (sha1, keys, args) => {
+      onRequest();
+      return client.evalsha(sha1, keys, args);
+    },
+    eval: (lua, keys, args) => {
+      onRequest();
+      return client.eval(lua, keys, args);
+    },
+  };
 }

@@ -1,12 +1,13 @@
 import type { CoordinatorError } from '../core/errors.js';
 import { streamsIndexKey, sweepCursorKey, tokenSecretKey } from './keys.js';
+import { runScript, type ScriptRunner } from './run-script.js';
 import { ScriptStore } from './script-store.js';
 import type { ScriptCall } from './scripts/commit-args.js';
 import type { LuaScript } from './scripts/lua-script.js';
 import type { PingOutcome, ShardOps, Store } from './store.js';
 import type { UpstashCommands } from './upstash-client.js';
 import { upstashFailure, upstashPingError } from './upstash-errors.js';
-import { runUpstashScript } from './upstash-script.js';
+import { upstashScriptRunner } from './upstash-script.js';
 
 /** Options of UpstashStore. */
 export interface UpstashStoreOptions {
@@ -24,6 +25,7 @@ export class UpstashStore extends ScriptStore implements Store, Required<ShardOp
   protected readonly ns: string;
   private readonly onRequest: () => void;
   private readonly pingTimeoutMs: number;
+  private readonly scripts: ScriptRunner;
 
   constructor(client: UpstashCommands, options: UpstashStoreOptions) {
     super();
@@ -31,6 +33,7 @@ export class UpstashStore extends ScriptStore implements Store, Required<ShardOp
     this.ns = options.namespace;
     this.onRequest = options.onRequest ?? (() => undefined);
     this.pingTimeoutMs = options.pingTimeoutMs ?? 1000;
+    this.scripts = upstashScriptRunner(client, this.onRequest);
   }
 
   private async call<T>(fn: () => Promise<T>): Promise<T> {
@@ -48,7 +51,7 @@ export class UpstashStore extends ScriptStore implements Store, Required<ShardOp
 
   protected async script(script: LuaScript, c: ScriptCall): Promise<unknown> {
     try {
-      return await runUpstashScript(this.client, script, c.keys, c.args, this.onRequest);
+      return await runScript(this.scripts, script, c.keys, c.args);
     } catch (err) {
       throw upstashFailure(err);
     }

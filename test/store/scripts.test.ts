@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ioredisScriptRunner } from '../../src/store/ioredis-script.js';
 import { runScript } from '../../src/store/run-script.js';
 import type { LuaScript } from '../../src/store/scripts/lua-script.js';
 import { backends, uniquePrefix } from '../support/redis.js';
@@ -112,7 +113,7 @@ describe.each(backends)('store > runScript ($name)', ({ make }) => {
     const lua = `-- ${randomBytes(8).toString('hex')}\nreturn {KEYS[1], ARGV[1]}`;
     const script: LuaScript = { name: 'echo', lua, sha1: sha1(lua) };
     const key = `${uniquePrefix('script')}:k`;
-    expect(await runScript(client, script, [key], ['v'])).toEqual([key, 'v']);
+    expect(await runScript(ioredisScriptRunner(client), script, [key], ['v'])).toEqual([key, 'v']);
     expect(await client.evalsha(script.sha1, 1, key, 'w')).toEqual([key, 'w']);
   });
 
