@@ -97,23 +97,6 @@ async function onMessage(msg: any): Promise<void> {
   }
   if (msg.method === 'Debugger.scriptParsed') scripts.set(msg.params.scriptId, scriptFile(msg.params));
   if (msg.method !== 'Debugger.paused') return;
-  if (process.env.TRACE_DEBUG) console.error(msg.params.reason, msg.params.callFrames[0].location.scriptId, scripts.get(msg.params.callFrames[0].location.scriptId), current?.all);
-  if (process.env.TRACE_DEBUG === '2') {
-    const loc = msg.params.callFrames[0].location;
-    void send('Debugger.getScriptSource', { scriptId: loc.scriptId }).then((r) =>
-      console.error(
-        'paused',
-        msg.params.reason,
-        loc.scriptId,
-        JSON.stringify(
-          (r as { scriptSource: string }).scriptSource.slice(
-            Math.max(0, loc.columnNumber - 80),
-            loc.columnNumber + 40,
-          ),
-        ),
-      ),
-    );
-  }
   const frame = msg.params.callFrames[0];
   const file = scripts.get(frame.location.scriptId) ?? '';
   if (msg.params.reason === 'Break on start') {
@@ -151,6 +134,10 @@ await send('Runtime.enable');
 await send('Debugger.enable');
 await send('Debugger.setBlackboxPatterns', { patterns: ['node_modules', 'node:', 'internal'] });
 await send('Runtime.runIfWaitingForDebugger');
+// A process started with --inspect-brk waits for the debugger to leave before it exits.
+child.stderr!.on('data', (chunk: Buffer) => {
+  if (chunk.toString().includes('Waiting for the debugger to disconnect')) ws.close();
+});
 await new Promise((r) => child.once('exit', r));
 ws.close();
 
