@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import type { LuaScript } from '../store/scripts/lua-script.js';
+import { type PipelineLike, type PipelineReply, producerScripts } from './producer-scripts.js';
+import type { ShardCall, ShardWrite } from './redis-adapter.js';
+
+const ONE: LuaScript = { name: 'one', lua: 'return 1', sha1: 'sha-one' };
+const MANY: LuaScript = { name: 'many', lua: 'return 2', sha1: 'sha-many' };
+
+const idem = (key: string): ShardWrite => ({
+  kind: 'idempotent',
+  key,
+  markerKey: `{${key}}:idem:e`,
+  ttlSeconds: 5,
+  maxLen: 10,
+  approx: true,
+  fields: { f: 'v' },
+});
+const ADDED = [2, '1-0'];
+const single = (key: string): ShardCall => ({ writes: [idem(key)], batch: false });
+const batched = (key: string): ShardCall => ({ writes: [idem(key), idem(key)], batch: true });
+
+/**
+ * A fake client: records each pipeline's commands, and answers script calls by SHA with NOSCRIPT
+ * while the script is not in the cache of their key (`caches`, one per key prefix before ':').
+ */
+function fakeClient(opts: { failLoad?: boolean } = {}) {
+  const sent: string[][] = [];
+  const caches = new Map<string, Set<string>>();
+  const cacheOf = (key: string) => key.split(':')[0]!;
+  const cache = (key: string) =>
+    caches.get(cacheOf(key)) ?? caches.set(cacheOf(key), new Set()).get(cacheOf(key))!;
+  const pipeline = (): PipelineLike => {
+    const cmds: string[] = [];
+    const answers: Array<() => PipelineReply> = [];
+    // The single script answers one reply, the batch script one per record (two here).
+    const run = (text: string) => (): PipelineReply => [null, text === MANY.lua ? [ADDED, ADDED] : ADDED];
+    return {
+      scriptLoad: (lua) => {
+        cmds.push(`load ${lua}`);
+        answers.push(() => [opts.failLoad ? new Error('ERR no') : null, 'sha']);
+      },
+      evalsha: (sha1, keys) => {
+        cmds.push(`evalsha ${sha1} ${keys[0]}`);
+        const text = sha1 === ONE.sha1 ? ONE.lua : MANY.lua;
+        answers.push(() =>
+          cache(keys[0]!).has(text) ? run(text)() : [new Error('NOSCRIPT No matching script'), null],
+        );
+      },
+      eval: (lua, keys) => {
+        cmds.push(`eval ${keys[0]}`);
+        answers.push(run(lua));
+      },
+      xadd: (w) => {
+        cmds.push(`xadd ${w.key}`);
+        answers.push(() => [null, '1-0']);
+      },
+      exec: async () => {
+        sent.push(cmds);
+        // Loads reach every cache this pipeline's keys use (one server per pipeline).
+        return answers.map((a, i) => {
+          const cmd = cmds[i]!;
+          if (cmd.startsWith('load ') && !opts.failLoad)
+            for (const c of cmds) if (c.startsWith('evalsha ')) cache(c.split(' ')[2]!).add(cmd.slice(5));
+          return a();
+        });
+      },
+    };
+  };
+  const scripts = producerScripts({
+    scripts: { evalsha: async () => null, eval: async () => null },
+    pipeline,
+    cacheOf,
+    replyErrors: ['Error'],
+    idempotent: ONE,
+    batch: MANY,
+  });
+  return { scripts, sent, caches };
+}
+
+describe('producer scripts > pipelines', () => {
+  it('loads each script once per script cache, in the first pipeline that needs it', async () => {
+    const { scripts, sent } = fakeClient();
+    await scripts.pipeline([batched('a:0'), single('a:1')]);
+    await scripts.pipeline([batched('a:0'), single('a:1')]);
+    await scripts.pipeline([single('b:0')]);
+    expect(sent).toEqual([
+      ['load return 2', 'load return 1', 'evalsha sha-many a:0', 'evalsha sha-one a:1'],
+      ['evalsha sha-many a:0', 'evalsha sha-one a:1'],
+      ['load return 1', 'evalsha sha-one b:0'],
+    ]);
+  });
+
+  it('sends a NOSCRIPT call again with its text, then loads again what that cache held', async () => {
+    const { scripts, sent, caches } = fakeClient();
+    await scripts.pipeline([batched('a:0'), single('a:1')]);
+    await scripts.pipeline([single('b:0')]);
+    caches.get('a')!.clear();
+    const out = await scripts.pipeline([batched('a:0')]);
+    expect(out[0]).toEqual([
+      { status: 'added', entryId: '1-0' },
+      { status: 'added', entryId: '1-0' },
+    ]);
+    await scripts.pipeline([batched('a:0'), single('a:1')]);
+    await scripts.pipeline([single('b:0')]);
+    expect(sent.slice(2)).toEqual([
+      ['evalsha sha-many a:0'],
+      ['eval a:0'],
+      // Both scripts of the flushed cache load again; the other cache is untouched.
+      ['load return 2', 'load return 1', 'evalsha sha-many a:0', 'evalsha sha-one a:1'],
+      ['evalsha sha-one b:0'],
+    ]);
+  });
+
+  it('does not take a failed SCRIPT LOAD for a loaded script', async () => {
+    const { scripts, sent } = fakeClient({ failLoad: true });
+    const out = await scripts.pipeline([single('a:0')]);
+    expect(out[0]).toEqual([{ status: 'added', entryId: '1-0' }]);
+    await scripts.pipeline([single('a:0')]);
+    expect(sent).toEqual([
+      ['load return 1', 'evalsha sha-one a:0'],
+      ['eval a:0'],
+      ['load return 1', 'evalsha sha-one a:0'],
+      ['eval a:0'],
+    ]);
+  });
+});
