@@ -9,9 +9,9 @@ import { usageError } from './cli-errors.js';
 import { readStoredToken } from './cli-token.js';
 
 /** Default coordinator URL (also `RSC_URL`). */
-export const DEFAULT_URL = 'http://127.0.0.1:8080';
+const DEFAULT_URL = 'http://127.0.0.1:8080';
 /** Default per-request timeout, ms. */
-export const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** Every option the CLI knows; each command accepts the global ones plus its own. */
 const OPTIONS = {
@@ -42,7 +42,7 @@ export type OptionValues = {
 };
 
 /** Options every command accepts. */
-export const GLOBAL_OPTIONS = [
+const GLOBAL_OPTIONS = [
   'url',
   'user',
   'password',
@@ -125,7 +125,7 @@ export function intArgument(raw: string, name: string, min: number, max: number)
  * Credentials in order of precedence: `--token`, `--user`/`--password`, `RSC_TOKEN`,
  * `RSC_USER`/`RSC_PASSWORD`, the token stored by `login`, none.
  */
-export async function resolveCredentials(
+async function resolveCredentials(
   values: OptionValues,
   env: Record<string, string | undefined>,
   tokenFile: string,
@@ -151,7 +151,7 @@ export async function resolveCredentials(
 }
 
 /** The coordinator's base URL from `--url`, `RSC_URL` or the default; must be http(s). */
-export function resolveUrl(values: OptionValues, env: Record<string, string | undefined>): string {
+function resolveUrl(values: OptionValues, env: Record<string, string | undefined>): string {
   const raw = values.url ?? env.RSC_URL ?? DEFAULT_URL;
   let url: URL;
   try {

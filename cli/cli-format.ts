@@ -32,7 +32,7 @@ export function table(
 }
 
 /** `key: value` lines with the keys aligned. */
-export function keyValues(pairs: ReadonlyArray<readonly [string, string | number | null]>): string {
+function keyValues(pairs: ReadonlyArray<readonly [string, string | number | null]>): string {
   const width = Math.max(...pairs.map(([k]) => k.length));
   return pairs.map(([k, v]) => `${`${k}:`.padEnd(width + 1)} ${v === null ? '-' : v}`).join('\n');
 }

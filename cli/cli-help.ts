@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 export const PROGRAM = 'redis-stream-coordinator';
 
 /** One line of usage per command, by command name. */
-export const COMMAND_USAGE: Readonly<Record<string, string>> = {
+const COMMAND_USAGE: Readonly<Record<string, string>> = {
   serve:
     'serve [--port N] [--host H]                      run the coordinator here (env config, as npm start)',
   streams:

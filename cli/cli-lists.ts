@@ -20,7 +20,7 @@ export interface StreamRow {
 }
 
 /** Streams of `groups`, sorted by prefix (a stream always has at least one group). */
-export function streamRows(groups: readonly GroupResponseJson[]): StreamRow[] {
+function streamRows(groups: readonly GroupResponseJson[]): StreamRow[] {
   const byPrefix = new Map<string, StreamRow>();
   for (const g of groups) {
     const row = byPrefix.get(g.streamPrefix) ?? {

@@ -49,7 +49,7 @@ async function loadFrame(api: CliClient, p: string, g: string, now: number): Pro
 }
 
 /** The active migration's rollback eligibility and each removed shard's drain state. */
-export function migrationBlock(migrations: MigrationsResponseJson): string | null {
+function migrationBlock(migrations: MigrationsResponseJson): string | null {
   const removed = migrations.removedShards ?? [];
   if (migrations.activeReshardingId === null && removed.length === 0) return null;
   const lines: string[] = [];
@@ -88,7 +88,7 @@ function ownersByShard(map: Record<string, ShardIdJson[]> | undefined): Map<numb
 }
 
 /** One row per consumable shard: target, current and revoking owners, plus Redis progress. */
-export function shardGrid(
+function shardGrid(
   group: GroupResponseJson,
   assignments: AssignmentsResponseJson,
   offsets: StreamShardOffsetsJson | null,

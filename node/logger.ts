@@ -5,7 +5,7 @@
 import { redact, redactUrl } from './redact.js';
 
 /** Severity of a log line, lowest first. */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /** The logging function every layer receives (`createApp`, `Coordinator`, the sweep loop). */
 export type LogFn = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => void;
@@ -23,7 +23,7 @@ export interface LoggerOptions {
 }
 
 /** True when `s` names a log level. */
-export function isLogLevel(s: string | undefined): s is LogLevel {
+function isLogLevel(s: string | undefined): s is LogLevel {
   return s !== undefined && Object.hasOwn(RANK, s);
 }
 

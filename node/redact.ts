@@ -36,7 +36,7 @@ export function redisEndpoint(url: string): string {
 }
 
 /** True when a field of this name holds a secret and must never be printed. */
-export function isSecretKey(key: string): boolean {
+function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key);
 }
 

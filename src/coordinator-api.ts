@@ -82,7 +82,7 @@ export interface StreamScaleResult {
 }
 
 /** One removed shard in the migrations view, with who holds it and a live drain-evidence read. */
-export interface RemovedShardOverview {
+interface RemovedShardOverview {
   record: RemovedShard;
   /** Members of any group still holding it (current, granted or revoking). */
   holders: ShardHolder[];

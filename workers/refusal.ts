@@ -5,7 +5,7 @@
  */
 
 /** Error code of the refusal (outside the coordinator's table: no route ever runs). */
-export const NOT_CONFIGURED = 'COORDINATOR_NOT_CONFIGURED';
+const NOT_CONFIGURED = 'COORDINATOR_NOT_CONFIGURED';
 
 /** What to do when no credentials are configured. */
 export const NO_CREDENTIALS =

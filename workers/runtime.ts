@@ -17,7 +17,7 @@ import { createWorkerLogger } from './logger.js';
 import { NO_CREDENTIALS } from './refusal.js';
 
 /** A configuration good enough to run: the cron sweep runs, and `fetch` unless refused. */
-export interface ReadyRuntime {
+interface ReadyRuntime {
   config: CoordinatorConfig;
   settings: WorkerSettings;
   client: UpstashCommands;
@@ -34,7 +34,7 @@ export interface WorkerRuntime {
 }
 
 /** Builds the runtime for `env` (no caching; see `runtimeFor`). */
-export function buildRuntime(env: WorkerEnv): WorkerRuntime {
+function buildRuntime(env: WorkerEnv): WorkerRuntime {
   const raw = stringBindings(env);
   const problems: string[] = [];
   let config: CoordinatorConfig | null = null;

@@ -15,13 +15,13 @@ import type { UpstashCommands } from '../src/store/upstash-client.js';
 import { UpstashStore } from '../src/store/upstash-store.js';
 
 /** Requests outside the sweep proper: the cursor read and write. */
-export const CURSOR_REQUESTS = 2;
+const CURSOR_REQUESTS = 2;
 /**
  * Requests kept back for NOSCRIPT fallbacks (a script's first EVALSHA after the database lost
  * its script cache costs a second request, the EVAL): the sweep counts every request it has
  * spent, but reserves a stream's work by an estimate that leaves them out.
  */
-export const NOSCRIPT_SLACK = 4;
+const NOSCRIPT_SLACK = 4;
 
 /** Inputs of one budgeted sweep. */
 export interface BudgetedSweepOptions {

@@ -58,7 +58,7 @@ export interface MessagesQuery {
 }
 
 /** `/<segments…>` with every segment percent-encoded (as the reference's Python client does). */
-export function adminPath(...segments: Array<string | number>): string {
+function adminPath(...segments: Array<string | number>): string {
   return `/${segments.map((s) => encodeURIComponent(String(s))).join('/')}`;
 }
 

@@ -149,7 +149,7 @@ export function sanitizeMemberBase(raw: string): string {
 }
 
 /** Longest member id the coordinator accepts in a path (`MAX_NAME_LENGTH`). */
-export const MAX_MEMBER_ID_LENGTH = 200;
+const MAX_MEMBER_ID_LENGTH = 200;
 
 /**
  * `<host>-<pid>-<6 random hex>`: `host` is `POD_IP` if set, else the host name, sanitized (and

@@ -16,9 +16,9 @@ const BATCH_CAPABILITY: CoordinatorCapability = 'BATCH_HEARTBEAT';
 /** Most heartbeats one batch carries (the coordinator's documented bound). */
 export const MAX_BATCH_ITEMS = 64;
 /** How long the first heartbeat of a batch waits for the others, ms. */
-export const COLLECT_MS = 15;
+const COLLECT_MS = 15;
 /** How long single heartbeats are used after the batch route was not found, ms. */
-export const NOT_FOUND_BACKOFF_MS = 10 * 60_000;
+const NOT_FOUND_BACKOFF_MS = 10 * 60_000;
 /** Answers of the batch route that mean "not here": fall back to single heartbeats. */
 const NOT_SERVED = new Set([404, 405, 501]);
 /** Answers that refuse this batch as a whole (size, one bad item): send its heartbeats alone once. */
@@ -58,13 +58,13 @@ export interface BatcherOptions {
 }
 
 /** Path of the batched heartbeat of a group. */
-export function heartbeatBatchPath(streamPrefix: string, group: string): string {
+function heartbeatBatchPath(streamPrefix: string, group: string): string {
   const e = encodeURIComponent;
   return `${API_BASE}/streams/${e(streamPrefix)}/groups/${e(group)}/heartbeats`;
 }
 
 /** True when a heartbeat answer advertises the batch route. */
-export function advertisesBatch(answer: unknown): boolean {
+function advertisesBatch(answer: unknown): boolean {
   const caps = (answer as { capabilities?: unknown } | null)?.capabilities;
   return Array.isArray(caps) && caps.includes(BATCH_CAPABILITY);
 }

@@ -11,7 +11,7 @@ import { InvalidHeartbeatResponseError } from './consumer-errors.js';
 import { leaseMargin, type ResolvedConsumerOptions } from './consumer-options.js';
 
 /** Heartbeat statuses a coordinator may answer (the wire enum, declared once in the core model). */
-export type HeartbeatStatusName = HeartbeatStatus;
+type HeartbeatStatusName = HeartbeatStatus;
 
 const STATUSES: ReadonlySet<string> = new Set<string>(HEARTBEAT_STATUSES);
 
@@ -329,7 +329,7 @@ const REVOKE_STOP_SLACK_MS = 500;
  * the REVOKED report's trip and late timers (the tenth: stalls and clock skew between
  * coordinator instances on long timeouts). At most half the timeout, so it stays positive.
  */
-export function rebalanceMargin(rebalanceTimeoutMs: number, heartbeatIntervalMs: number): number {
+function rebalanceMargin(rebalanceTimeoutMs: number, heartbeatIntervalMs: number): number {
   const stop = Math.max(heartbeatIntervalMs, Math.ceil(rebalanceTimeoutMs / 10), REVOKE_STOP_SLACK_MS);
   return Math.min(heartbeatIntervalMs + stop, Math.floor(rebalanceTimeoutMs / 2));
 }

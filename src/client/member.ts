@@ -58,7 +58,7 @@ const HARD_STOP_WAIT_MS = 1000;
 const PULL_IN_SHARE = 0.2;
 
 /** Heartbeat path of a member. */
-export function heartbeatPath(streamPrefix: string, group: string, memberId: string): string {
+function heartbeatPath(streamPrefix: string, group: string, memberId: string): string {
   const e = encodeURIComponent;
   return `${API_BASE}/streams/${e(streamPrefix)}/groups/${e(group)}/members/${e(memberId)}/heartbeat`;
 }

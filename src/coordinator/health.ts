@@ -8,12 +8,12 @@ import type { PingOutcome, Store } from '../store/store.js';
 import type { Logger } from './context.js';
 
 /** How old a PING result `/monitoring/health` accepts (docs/protocol.md#monitoring-views). */
-export const HEALTH_CACHE_MS = 1000;
+const HEALTH_CACHE_MS = 1000;
 /**
  * How old a PING result readiness accepts. With one probe in flight at a time, a flood of
  * health requests costs Redis at most ~4 PINGs a second.
  */
-export const READINESS_CACHE_MS = 250;
+const READINESS_CACHE_MS = 250;
 
 /** A probe still pending after this long is given up on (its runtime may have dropped it). */
 const STUCK_PROBE_MS = 10_000;

@@ -29,7 +29,7 @@ export interface OwnerEntry {
 export type HolderStatus = 'A' | 'L' | 'B' | 'X';
 
 /** The holder status a record implies. */
-export function statusOf(m: MemberRecord): HolderStatus {
+function statusOf(m: MemberRecord): HolderStatus {
   if (isLive(m.state)) return 'A';
   if (m.state === 'LEAVING') return 'L';
   if (m.state === 'FENCED' && m.fence === 'BLOCKING') return 'B';

@@ -13,7 +13,7 @@ import { type GroupDoc, isLive, type MemberRecord } from './model.js';
  * Every participant (live members, and LEAVING members still holding or revoking shards) has
  * acknowledged, nobody is revoking, and no target member waits for a blocked shard.
  */
-export function roundComplete(g: GroupDoc): boolean {
+function roundComplete(g: GroupDoc): boolean {
   const acked = new Set(g.metadataCorrection?.acknowledgedMembers ?? []);
   const index = holderIndex(g);
   for (const m of membersInOrder(g)) {

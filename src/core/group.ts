@@ -96,12 +96,12 @@ export function holderIndex(g: GroupDoc): HolderIndex {
 }
 
 /** True when a member other than `memberId` holds `shard`. */
-export function heldByOther(index: HolderIndex, shard: number, memberId: string): boolean {
+function heldByOther(index: HolderIndex, shard: number, memberId: string): boolean {
   return (index.get(shard) ?? []).some((id) => id !== memberId);
 }
 
 /** The member's target shards (sorted; empty when it has none). */
-export function targetOf(g: GroupDoc, memberId: string): number[] {
+function targetOf(g: GroupDoc, memberId: string): number[] {
   return own(g.targetAssignments, memberId) ?? [];
 }
 

@@ -31,7 +31,7 @@ export function housekeepGroup(args: {
  * `draft` with its derived state set; `original` itself when nothing changed at all, else the
  * draft with `updatedAt` moved when it changed durably.
  */
-export function finishGroup(draft: GroupDoc, original: GroupDoc, now: number): GroupDoc {
+function finishGroup(draft: GroupDoc, original: GroupDoc, now: number): GroupDoc {
   draft.state = groupStateOf(draft);
   if (sameGroup(draft, original)) return original;
   if (!durablyEqual(draft, original)) draft.updatedAt = now;
@@ -43,7 +43,7 @@ export function finishGroup(draft: GroupDoc, original: GroupDoc, now: number): G
  * fences except for `skipDeadline`, pruning), then the assignment round if the pass (or an
  * earlier change) left one due.
  */
-export function maintainGroupDraft(
+function maintainGroupDraft(
   sv: StreamView,
   draft: GroupDoc,
   config: ProtocolConfig,
@@ -66,7 +66,7 @@ export function maintainGroupDraft(
 }
 
 /** The assignment round on a whole-group draft: targets, `assignmentEpoch := groupEpoch`, deadlines. */
-export function recomputeDraft(sv: StreamView, draft: GroupDoc, config: ProtocolConfig, now: number): void {
+function recomputeDraft(sv: StreamView, draft: GroupDoc, config: ProtocolConfig, now: number): void {
   const live = Object.values(draft.members)
     .filter((m) => isLive(m.state))
     .map((m) => m.memberId);

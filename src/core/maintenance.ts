@@ -29,13 +29,13 @@ export interface MaintenanceOutcome {
 }
 
 /** Shards a member still has to give up: `(current ∪ revoking) − target` (docs/protocol.md#revoke-before-assign). */
-export function releaseOf(m: MemberRecord, target: readonly number[]): number[] {
+function releaseOf(m: MemberRecord, target: readonly number[]): number[] {
   if (m.currentAssignment.length === 0 && m.revoking.length === 0) return [];
   return minus(union(m.currentAssignment, m.revoking), target);
 }
 
 /** True when a member record may be pruned once its retention has passed (docs/protocol.md#leaving). */
-export function prunable(m: MemberRecord): boolean {
+function prunable(m: MemberRecord): boolean {
   if (m.state === 'EXPIRED') return true;
   // A blocking fence is pruned only after its lease lapsed (its holdings must stay visible).
   if (m.state === 'FENCED') return m.fence !== 'BLOCKING';
@@ -43,7 +43,7 @@ export function prunable(m: MemberRecord): boolean {
 }
 
 /** The moment a prunable member is deleted. */
-export function pruneAt(m: MemberRecord, config: Pick<ProtocolConfig, 'staleMemberRetentionMs'>): number {
+function pruneAt(m: MemberRecord, config: Pick<ProtocolConfig, 'staleMemberRetentionMs'>): number {
   return m.lastHeartbeatAt + config.staleMemberRetentionMs;
 }
 
@@ -58,14 +58,6 @@ export function nextTimerAt(
 ): number | null {
   if (m.state === 'FENCED' && m.fence === 'BLOCKING') return m.memberLeaseExpiresAt + 1;
   return prunable(m) ? pruneAt(m, config) : null;
-}
-
-/** True when the member needs maintenance at `now` (`withDeadline`: count its rebalance deadline). */
-export function isDue(m: MemberRecord, now: number, config: ProtocolConfig, withDeadline: boolean): boolean {
-  if (isLive(m.state) && now > m.memberLeaseExpiresAt) return true;
-  const timer = nextTimerAt(m, config);
-  if (timer !== null && now >= timer) return true;
-  return withDeadline && m.rebalanceDeadlineAt !== null && now >= m.rebalanceDeadlineAt && tracksDeadline(m);
 }
 
 /** Members whose rebalance deadline is tracked: ACTIVE/STARTING/LEAVING. */

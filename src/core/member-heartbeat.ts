@@ -126,7 +126,7 @@ interface Ctx {
 }
 
 /** Step 5 of docs/protocol.md#processing-order: does this known, non-fenced/expired member take the SYNC_METADATA path? */
-export function takesSyncPath(h: GroupHeader, member: MemberRecord, request: HeartbeatInput): boolean {
+function takesSyncPath(h: GroupHeader, member: MemberRecord, request: HeartbeatInput): boolean {
   if (member.state === 'FENCED' || member.state === 'EXPIRED') return false;
   if (request.metadataVersion > h.metadataVersion) return true;
   return h.correction !== null && request.metadataVersion !== h.metadataVersion;
@@ -331,7 +331,7 @@ export function fencedMember(
 }
 
 /** The header after one `groupEpoch`/`metadataVersion` bump (docs/protocol.md#counter-bumps). */
-export function bumped(h: GroupHeader): GroupHeader {
+function bumped(h: GroupHeader): GroupHeader {
   return { ...h, groupEpoch: h.groupEpoch + 1, metadataVersion: h.metadataVersion + 1 };
 }
 

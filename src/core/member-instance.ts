@@ -30,7 +30,7 @@ export function isSharedMemberId(stored: MemberRecord | null, request: Heartbeat
 }
 
 /** The 409 a second process sharing a member id gets. */
-export function memberIdInUse(memberId: string): CoordinatorError {
+function memberIdInUse(memberId: string): CoordinatorError {
   return new CoordinatorError(
     'MEMBER_ID_IN_USE',
     `member id ${memberId} is in use by another process; give each process a unique member id (memberBase)`,

@@ -67,7 +67,7 @@ export interface ShardProgress {
 }
 
 /** Why a FENCED member's holdings still block other members (docs/protocol.md#stale-epoch-fencing). */
-export type FenceKind =
+type FenceKind =
   /** Stale epoch or ownership violation: holdings block until epoch-0 rejoin or lease expiry. */
   | 'BLOCKING'
   /** Rebalance timeout: holdings released at once (reference behaviour). */
@@ -133,7 +133,7 @@ export interface GroupDoc {
 /** Drain progress of one shard removed by a scale-in (docs/protocol.md#resharding). */
 export const REMOVED_SHARD_STATES = ['DRAINING', 'DRAINED', 'RETIRING', 'RETIRED'] as const;
 /** A removed shard's state. */
-export type RemovedShardState = (typeof REMOVED_SHARD_STATES)[number];
+type RemovedShardState = (typeof REMOVED_SHARD_STATES)[number];
 
 /** One consumer group as the last drain-evidence read saw it (`XINFO GROUPS`). */
 export interface ConsumerGroupEvidence {

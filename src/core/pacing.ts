@@ -18,7 +18,7 @@ import type { GroupHeader, MemberView } from './member-view.js';
 import type { ProtocolConfig } from './model.js';
 
 /** The short interval a member with work in progress is asked to come back after. */
-export function pacedIntervalMs(config: ProtocolConfig): number {
+function pacedIntervalMs(config: ProtocolConfig): number {
   return Math.max(Math.min(100, config.heartbeatIntervalMs), Math.round(config.heartbeatIntervalMs / 6));
 }
 

@@ -29,10 +29,10 @@ import {
 export type { StreamState } from './stream-state.js';
 
 /** The id of the synthetic, unstored answer to a scale that changes nothing (docs/protocol.md#scale-requests). */
-export const NOOP_RESHARDING_ID = 'noop';
+const NOOP_RESHARDING_ID = 'noop';
 
 /** Finished migrations kept in the stream document (the oldest are dropped first). */
-export const MAX_KEPT_MIGRATIONS = 100;
+const MAX_KEPT_MIGRATIONS = 100;
 
 /** A scale request as the core sees it (validated shapes; the id is made by the caller). */
 export interface ScaleRequest {
@@ -50,7 +50,7 @@ export interface ScaleDecision {
 }
 
 /** The synthetic migration answered for a scale to the current count. */
-export function noopMigration(shardCount: number, now: number): Migration {
+function noopMigration(shardCount: number, now: number): Migration {
   return {
     reshardingId: NOOP_RESHARDING_ID,
     fromShardCount: shardCount,

@@ -29,9 +29,9 @@ export const TAGS = [
 ] as const;
 
 /** A tag name. */
-export type Tag = (typeof TAGS)[number]['name'];
+type Tag = (typeof TAGS)[number]['name'];
 
-export type { QueryParam } from './query-params.js';
+;
 
 /**
  * What a successful answer carries: a shared component, an array of one, a schema declared with
@@ -51,7 +51,7 @@ export type SuccessBody =
 export type Access = Role | 'PUBLIC' | 'MEMBER_API';
 
 /** Which admin-mutation rate-limit window an operation counts in. */
-export type RateLimitScope = 'stream' | 'group';
+type RateLimitScope = 'stream' | 'group';
 
 /** The declaration of one operation. */
 export interface ApiRouteSpec {
@@ -189,7 +189,7 @@ export const REDIS_READ_ERRORS: readonly ErrorCode[] = [
 ];
 
 /** Failed validation answers our 400 INVALID_REQUEST body (`field: reason; …`), never zod's. */
-export const validationHook: Hook<unknown, AppEnv, string, undefined> = (result) => {
+const validationHook: Hook<unknown, AppEnv, string, undefined> = (result) => {
   if (!result.success) throw invalidRequest(describeIssues(result.error.issues));
 };
 

@@ -28,7 +28,7 @@ import { terminatingGuard } from './terminating.js';
 export type { AppDeps, AppEnv, Logger, LogLevel } from './context.js';
 
 /** Base path of the wire protocol. */
-export const API_BASE = '/coord/v1';
+const API_BASE = '/coord/v1';
 
 /** The declaration a request matched and the stream/group its path names (the reference's API labels). */
 function requestInfo(c: Context): RequestInfo {

@@ -46,7 +46,7 @@ export function errorResponse(
 }
 
 /** The response for a `CoordinatorError`; `INTERNAL_ERROR` never carries its detail to the client. */
-export function coordinatorErrorResponse(err: CoordinatorError): Response {
+function coordinatorErrorResponse(err: CoordinatorError): Response {
   const headers: Record<string, string> = {};
   const retryAfter = err.details?.retryAfterSeconds;
   if (typeof retryAfter === 'number' && Number.isFinite(retryAfter)) {

@@ -43,7 +43,7 @@ export type GrafanaAssignmentRowJson = z.output<typeof M.grafanaAssignmentRowSch
 export type GrafanaMessageRowJson = z.output<typeof M.grafanaMessageRowSchema>;
 
 /** `:i`, the label dashboards show for a shard. */
-export function shardLabel(shard: number): string {
+function shardLabel(shard: number): string {
   return `:${shard}`;
 }
 

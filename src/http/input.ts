@@ -50,7 +50,7 @@ export async function readBodyBytes(req: Request, maxBytes: number): Promise<Uin
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The body parsed as JSON (required, `application/json`, UTF-8, at most `maxBytes`). */
-export async function readJsonBody(c: Context, maxBytes: number): Promise<unknown> {
+async function readJsonBody(c: Context, maxBytes: number): Promise<unknown> {
   const bytes = await readBodyBytes(c.req.raw, maxBytes);
   if (bytes.byteLength === 0) throw invalidRequest(['body: is required']);
   const mediaType = (c.req.header('content-type') ?? '').split(';')[0]!.trim();

@@ -78,7 +78,7 @@ export interface MergedPage {
 }
 
 /** Order of records in a page of `direction` (ties: lower shard index first). */
-export function recordOrder(direction: RangeDirection): (a: ShardRecord, b: ShardRecord) => number {
+function recordOrder(direction: RangeDirection): (a: ShardRecord, b: ShardRecord) => number {
   const sign = direction === 'FORWARD' ? 1 : -1;
   return (a, b) => sign * compareStreamIds(a.record.id, b.record.id) || a.shard - b.shard;
 }

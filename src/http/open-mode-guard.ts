@@ -17,7 +17,7 @@ const IPV4_LOOPBACK = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 const PORT = /^:\d{1,5}$/;
 
 /** The name part of a Host value (`[::1]:8080` → `[::1]`), lowercased; null when malformed. */
-export function hostName(host: string): string | null {
+function hostName(host: string): string | null {
   const h = host.trim().toLowerCase();
   if (h.startsWith('[')) {
     const end = h.indexOf(']');
@@ -30,7 +30,7 @@ export function hostName(host: string): string | null {
 }
 
 /** True for a Host value naming this machine: `localhost` (and `*.localhost`), 127.0.0.0/8, `[::1]`; any port. */
-export function isLoopbackHostHeader(host: string): boolean {
+function isLoopbackHostHeader(host: string): boolean {
   const name = hostName(host);
   if (name === null) return false;
   if (name === 'localhost' || name.endsWith('.localhost')) return true;

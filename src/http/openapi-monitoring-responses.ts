@@ -177,7 +177,7 @@ export const grafanaMessageRowSchema = z.object({
 });
 
 /** One shard of `GroupLagResponse`. */
-export const shardLagSchema = z.object({
+const shardLagSchema = z.object({
   shardIndex: count,
   streamKey: text,
   streamLength: count,

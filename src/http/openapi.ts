@@ -40,7 +40,7 @@ export interface OpenApiOptions {
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, unknown>> };
 
 /** `GET /coord/v1/…`: the key declared operations and `app.routes` are compared by. */
-export function operationKey(method: string, path: string): string {
+function operationKey(method: string, path: string): string {
   return `${method.toUpperCase()} ${path}`;
 }
 
@@ -55,7 +55,7 @@ export function servedKeys(routes: readonly RouteRef[]): Set<string> {
 }
 
 /** Hono `:name` segments → OpenAPI `{name}`; a trailing wildcard `/*` → `/{path}`. */
-export function toOpenApiPath(path: string): string {
+function toOpenApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/\*$/, '/{path}');
 }
 

@@ -12,9 +12,9 @@ import { consumerGroupSchema, streamPrefixSchema } from './schemas.js';
 import { NOT_A_STREAM_ID, normalizeStreamId } from './stream-id.js';
 
 /** Default and bounds of a message page (docs/protocol.md#monitoring-views: clamped, never rejected). */
-export const DEFAULT_PAGE_LIMIT = 25;
+const DEFAULT_PAGE_LIMIT = 25;
 /** Largest message page. */
-export const MAX_PAGE_LIMIT = 1000;
+const MAX_PAGE_LIMIT = 1000;
 
 /** A declared query parameter: documentation, and the schema of its raw value (undefined when absent). */
 export interface QueryParam<T = unknown> {

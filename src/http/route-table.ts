@@ -72,7 +72,7 @@ function decoded(segment: string): string {
 const MEMO_MAX = 1024;
 
 /** A matcher over `routes` (HEAD matches GET, as Hono serves it). */
-export function routeMatcher(
+function routeMatcher(
   routes: readonly ApiRoute[],
 ): (method: string, path: string) => RouteMatch | null {
   const compiled = routes.map(compile);

@@ -11,11 +11,11 @@ import type * as S from './openapi-resharding-responses.js';
 import type * as R from './openapi-responses.js';
 
 /** Longest accepted stream prefix, consumer group or member id (path segments). */
-export const MAX_NAME_LENGTH = 200;
+const MAX_NAME_LENGTH = 200;
 /** Highest shard index a request may name (a Redis Cluster has 16384 slots; shard counts stop there). */
 export const MAX_SHARD_INDEX = 16383;
 /** Longest accepted free-text field (`reason`, `memberName`, ids echoed back). */
-export const MAX_TEXT_LENGTH = 1024;
+const MAX_TEXT_LENGTH = 1024;
 /** Java `int` range: fields the reference declares as `Int`. */
 const INT32_MAX = 2_147_483_647;
 
@@ -44,7 +44,7 @@ export const consumerGroupSchema = nonBlank(MAX_NAME_LENGTH);
 export const memberIdSchema = nonBlank(MAX_NAME_LENGTH);
 
 /** `memberInstanceId`: our SDK's per-process token (additive), 1–128 of `[A-Za-z0-9._-]`. */
-export const memberInstanceIdSchema = z
+const memberInstanceIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be 1-128 of A-Za-z0-9._-');
 
@@ -93,7 +93,10 @@ export const deleteGroupSchema = z.object({
   force: z.boolean().nullish(),
 });
 
-/** Body of `DELETE /streams/{p}` (additive): the same audit fields as a group delete. */
+/**
+ * Body of `DELETE /streams/{p}` (additive): the same audit fields as a group delete.
+ * @alias its own OpenAPI component (`DeleteStreamRequest`), so the two can part later
+ */
 export const deleteStreamSchema = deleteGroupSchema;
 
 /**
@@ -191,16 +194,12 @@ export const heartbeatBatchRequestSchema = z.object({
 
 /** A parsed `POST /streams/{p}` body. */
 export type CreateStreamBody = z.infer<typeof createStreamSchema>;
-/** A parsed `POST /streams/{p}/groups/{g}` body. */
-export type CreateGroupBody = z.infer<typeof createGroupSchema>;
 /** A parsed `DELETE /streams/{p}/groups/{g}` body. */
 export type DeleteGroupBody = z.infer<typeof deleteGroupSchema>;
 /** `DELETE /streams/{p}` body. */
 export type DeleteStreamBody = z.infer<typeof deleteStreamSchema>;
 /** A parsed heartbeat body. */
 export type HeartbeatRequestBody = z.infer<typeof heartbeatRequestSchema>;
-/** A parsed batched-heartbeat body. */
-export type HeartbeatBatchRequestBody = z.infer<typeof heartbeatBatchRequestSchema>;
 /** A parsed scale body. */
 export type ScaleBody = z.infer<typeof scaleSchema>;
 /** A parsed rollback body. */
@@ -222,22 +221,14 @@ export type GroupResponseJson = z.output<typeof R.groupResponseSchema>;
 export type StreamScaleResponseJson = z.output<typeof S.streamScaleResponseSchema>;
 /** Additive: one drain-evidence read of a removed shard. */
 export type DrainEvidenceJson = z.output<typeof S.drainEvidenceSchema>;
-/** Additive: one consumer group as a drain-evidence read saw it. */
-export type ConsumerGroupEvidenceJson = NonNullable<DrainEvidenceJson['consumerGroups']>[number];
 /** `GET /monitoring/…/migrations` (docs/protocol.md#monitoring-views) plus additive operator fields. */
 export type MigrationsResponseJson = z.output<typeof S.migrationsResponseSchema>;
-/** Additive: a removed shard in the migrations view. */
-export type RemovedShardDetailJson = MigrationsResponseJson['removedShards'][number];
-/** Additive: a member holding a removed shard. */
-export type ShardHolderJson = RemovedShardDetailJson['holders'][number];
 /** Additive: what `DELETE /streams/{p}` removed. */
 export type StreamDeleteResponseJson = z.output<typeof R.streamDeleteResponseSchema>;
 /** `StreamCreateResponse` plus additive `consumerGroup` (the stream's first group). */
 export type StreamCreateResponseJson = z.output<typeof R.streamCreateResponseSchema>;
 /** `ProducerRoutingResponse` (docs/protocol.md#producer-routing). */
 export type ProducerRoutingResponseJson = z.output<typeof R.producerRoutingResponseSchema>;
-/** One shard of `ProducerRoutingResponse`. */
-export type ProducerRoutingShardJson = ProducerRoutingResponseJson['shards'][number];
 /** `HeartbeatResponse` (docs/protocol.md#heartbeat-response) plus additive `memberLeaseTtlMs` (docs/protocol.md#deviation-additive-fields). */
 export type HeartbeatResponseJson = z.output<typeof R.heartbeatResponseSchema>;
 /** Additive: the batched heartbeat's answer, one single-route answer per item, in order. */

@@ -23,7 +23,7 @@ export interface ShardRate {
 }
 
 /** Rounds to 2 decimals. */
-export function roundRate(v: number): number {
+function roundRate(v: number): number {
   return Math.round(v * 100) / 100;
 }
 

@@ -55,7 +55,7 @@ type AnswerConfig = Pick<
 >;
 
 /** The additive extensions this configuration serves (none when batching is switched off). */
-export function capabilitiesOf(config: Pick<CoordinatorConfig, 'batchHeartbeats'>): CoordinatorCapability[] {
+function capabilitiesOf(config: Pick<CoordinatorConfig, 'batchHeartbeats'>): CoordinatorCapability[] {
   return COORDINATOR_CAPABILITIES.filter((c) => c !== 'BATCH_HEARTBEAT' || config.batchHeartbeats);
 }
 
@@ -94,7 +94,7 @@ export function isoDuration(ms: number): string {
 }
 
 /** Shard indexes → `[{shardIndex}]` in the given order. */
-export function shardIds(shards: readonly number[]): ShardIdJson[] {
+function shardIds(shards: readonly number[]): ShardIdJson[] {
   return shards.map((shardIndex) => ({ shardIndex }));
 }
 
@@ -126,7 +126,7 @@ export function migrationView(m: Migration): MigrationJson {
 }
 
 /** The stream's active migration (the one `activeReshardingId` names), if any. */
-export function activeMigration(stream: StreamDoc): Migration | null {
+function activeMigration(stream: StreamDoc): Migration | null {
   if (stream.activeReshardingId === null) return null;
   return stream.migrations.find((m) => m.reshardingId === stream.activeReshardingId) ?? null;
 }
@@ -274,7 +274,7 @@ function progressView(p: ShardProgress): ShardProgressJson {
 }
 
 /** `MemberMetadata` of the members view. */
-export function memberView(m: MemberRecord): MemberJson {
+function memberView(m: MemberRecord): MemberJson {
   return {
     memberId: m.memberId,
     memberName: m.memberName,

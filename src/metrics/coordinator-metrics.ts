@@ -15,11 +15,11 @@ import { fillReferenceState } from './reference-state.js';
 import { MetricsRegistry } from './registry.js';
 
 /** Latency buckets (seconds) for HTTP requests: sub-millisecond fast path to multi-second lock waits. */
-export const REQUEST_BUCKETS = [
+const REQUEST_BUCKETS = [
   0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 ] as const;
 /** Buckets (seconds) for lock waits and sweeps. */
-export const WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+const WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 
 /** Options of `CoordinatorMetrics`. */
 export interface CoordinatorMetricsOptions {

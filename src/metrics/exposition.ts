@@ -8,12 +8,12 @@ export function escapeHelp(text: string): string {
 }
 
 /** `\`, `"` and newline escaped, as label values require. */
-export function escapeLabelValue(value: string): string {
+function escapeLabelValue(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
 /** A sample value: `+Inf`, `-Inf`, `NaN` or a plain JS number (Go's ParseFloat reads `1e-7`). */
-export function formatValue(v: number): string {
+function formatValue(v: number): string {
   if (Number.isNaN(v)) return 'NaN';
   if (v === Number.POSITIVE_INFINITY) return '+Inf';
   if (v === Number.NEGATIVE_INFINITY) return '-Inf';

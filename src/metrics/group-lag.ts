@@ -56,7 +56,7 @@ export function idMillis(id: string | null): number | null {
 }
 
 /** One shard's lag from its reading and `XPENDING` summary. */
-export function shardLag(
+function shardLag(
   shard: number,
   reading: ShardReading | undefined,
   group: string,

@@ -11,7 +11,7 @@ import { PROMETHEUS_CONTENT_TYPE } from './registry.js';
 export const METRICS_PATH = '/metrics';
 
 /** Route label of requests no route matched (404s of unknown paths). */
-export const UNMATCHED_ROUTE = 'unmatched';
+const UNMATCHED_ROUTE = 'unmatched';
 
 /** What the HTTP layer needs from a metrics recorder. */
 export interface HttpMetrics {
@@ -29,7 +29,7 @@ export interface HttpMetrics {
  * The pattern of the handler the request matched (`/coord/v1/streams/:streamPrefix`), or
  * `unmatched`. Middleware is registered for method `ALL`; handlers carry a real method.
  */
-export function routePattern(c: Context): string {
+function routePattern(c: Context): string {
   const routes = matchedRoutes(c);
   for (let i = routes.length - 1; i >= 0; i--) {
     const r = routes[i]!;

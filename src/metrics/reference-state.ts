@@ -14,7 +14,7 @@ import type { ReferenceMetrics } from './reference-metrics.js';
 import type { Gauge } from './registry.js';
 
 /** Members of one group labelled by id; the rest of the group's members are `member="_other"`. */
-export const MEMBERS_PER_GROUP = 64;
+const MEMBERS_PER_GROUP = 64;
 
 type Mode = 'sum' | 'max';
 

@@ -8,7 +8,7 @@ const TWO_POW_32 = 2 ** 32;
 const utf8 = new TextEncoder();
 
 /** Largest shard count the unbiased rejection loop is defined for (the hash is 32-bit). */
-export const MAX_ROUTE_SHARD_COUNT = TWO_POW_32;
+const MAX_ROUTE_SHARD_COUNT = TWO_POW_32;
 
 /** Seed used for the `attempt`-th rehash: murmur3 of `attempt` as 4 little-endian bytes. */
 export function routeV1RetrySeed(attempt: number): number {

@@ -6,7 +6,7 @@
 const utf8 = new TextEncoder();
 
 /** Number of Redis Cluster hash slots. */
-export const REDIS_SLOT_COUNT = 16384;
+const REDIS_SLOT_COUNT = 16384;
 
 const CRC16_TABLE = (() => {
   const table = new Uint16Array(256);
@@ -28,7 +28,7 @@ export function crc16(bytes: Uint8Array, start = 0, end = bytes.length): number 
 }
 
 /** Hash slot of a key given as raw bytes (hash-tag aware, as Redis computes it). */
-export function redisSlotOfBytes(key: Uint8Array): number {
+function redisSlotOfBytes(key: Uint8Array): number {
   const open = key.indexOf(0x7b);
   if (open !== -1) {
     const close = key.indexOf(0x7d, open + 1);

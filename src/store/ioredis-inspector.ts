@@ -130,7 +130,7 @@ export class IoredisInspector implements StreamInspector {
 }
 
 /** `CLUSTER SLOTS` → one owner per range (the master, first node listed); malformed rows skipped. */
-export function parseClusterSlots(reply: unknown): SlotOwner[] {
+function parseClusterSlots(reply: unknown): SlotOwner[] {
   const out: SlotOwner[] = [];
   for (const row of Array.isArray(reply) ? reply : []) {
     if (!Array.isArray(row)) continue;

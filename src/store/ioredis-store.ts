@@ -45,7 +45,7 @@ export interface IoredisClientOptions {
 }
 
 /** Default of `IoredisClientOptions.commandTimeoutMs` (and of COORDINATOR_REDIS_COMMAND_TIMEOUT_MS). */
-export const DEFAULT_COMMAND_TIMEOUT_MS = 5000;
+const DEFAULT_COMMAND_TIMEOUT_MS = 5000;
 
 /**
  * Delay before reconnect attempt `times` (1-based), ms. ioredis's default grows to 5 s (Cluster:
@@ -54,7 +54,7 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 5000;
  * readiness turns UP within a second of Redis returning (≤ 500 ms to reconnect, then the 250 ms
  * readiness cache); the cost is one TCP connect attempt per 500 ms per connection while down.
  */
-export function reconnectDelayMs(times: number): number {
+function reconnectDelayMs(times: number): number {
   return Math.min(times * 50, 500);
 }
 
@@ -93,13 +93,13 @@ const TRANSIENT_REPLY = /^(LOADING|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|BUSY
 // command with that reply (then reconnects and tries again).
 const AUTH_REPLY = /^(WRONGPASS|NOAUTH)\b/;
 /** What an authentication failure answers (503: a deployment problem, fixed by configuration). */
-export const CREDENTIALS_REFUSED =
+const CREDENTIALS_REFUSED =
   'Redis refused the configured credentials (check the password of REDIS_URL)';
 
 const isReply = (err: unknown): err is Error => err instanceof Error && err.name === 'ReplyError';
 
 /** Maps a failed Redis call to a CoordinatorError without leaking connection details. */
-export function redisFailure(err: unknown): CoordinatorError {
+function redisFailure(err: unknown): CoordinatorError {
   if (isCoordinatorError(err)) return err;
   if (isReply(err) && AUTH_REPLY.test(err.message)) {
     return new CoordinatorError('REDIS_UNAVAILABLE', CREDENTIALS_REFUSED, { cause: err });

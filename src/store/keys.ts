@@ -7,7 +7,7 @@
  */
 
 /** Hash-tagged, URL-encoded stream prefix: `{orders}`. */
-export function streamTag(prefix: string): string {
+function streamTag(prefix: string): string {
   return `{${encodeURIComponent(prefix)}}`;
 }
 

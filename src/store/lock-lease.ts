@@ -93,7 +93,7 @@ export async function holdLock(store: Store, prefix: string, opts: LockWaitOptio
 }
 
 /** Waits up to `lockWaitMs` for the stream mutex (LockBusyError when 0 and busy). */
-export async function acquireLock(
+async function acquireLock(
   store: Store,
   prefix: string,
   token: string,

@@ -5,7 +5,7 @@
  */
 
 /** The largest shard index a stored list may name (the configuration's ceiling). */
-export const MAX_SHARD_INDEX = 16383;
+const MAX_SHARD_INDEX = 16383;
 
 /** Encodes sorted, duplicate-free shard indexes. */
 export function encodeShards(shards: readonly number[]): string {

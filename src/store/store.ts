@@ -41,7 +41,7 @@ export interface HeaderValues {
 }
 
 /** The part of a commit that concerns one group. */
-export interface GroupPlan {
+interface GroupPlan {
   name: string;
   /** Creates the group header (the group must not exist). */
   create?: HeaderValues & { at: number };

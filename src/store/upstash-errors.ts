@@ -11,14 +11,14 @@ const TRANSIENT_REPLY = /^(LOADING|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|BUSY
 const AUTH_REPLY = /^(WRONGPASS|NOAUTH|NOPERM)\b|unauthori[sz]ed|invalid.*token/i;
 
 /** The Redis error text of an @upstash/redis error, without the echoed command. */
-export function upstashErrorText(err: Error): string {
+function upstashErrorText(err: Error): string {
   const cut = err.message.indexOf(', command was: ');
   const text = cut >= 0 ? err.message.slice(0, cut) : err.message;
   return text.split('\n')[0] ?? '';
 }
 
 /** True for an error reply from Redis (or the REST endpoint), false for network failures. */
-export function isUpstashReply(err: unknown): err is Error {
+function isUpstashReply(err: unknown): err is Error {
   // UpstashJSONParseError shares the name but means the endpoint answered something else
   // than JSON (a proxy error page): that is an availability problem.
   return (

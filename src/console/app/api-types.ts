@@ -30,10 +30,10 @@ export type {
   MembersResponseJson,
   MigrationJson,
   MigrationsResponseJson,
-  RollbackBody,
+  
   SessionResponseJson,
   StreamMessageRecordJson,
-  StreamMessagesPageJson,
+  
   StreamShardOffsetJson,
   StreamShardOffsetsJson,
 };

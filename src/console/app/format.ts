@@ -44,9 +44,6 @@ export function clockTime(d: Date): string {
   return d.toISOString().slice(11, 19) + 'Z';
 }
 
-/** A shard as the API may send it: an index, `{shardIndex}`, or `{shard: …}`. */
-export type ShardRef = number | { shardIndex?: number; shard?: number | { shardIndex?: number } } | null;
-
 /** The index of a shard in any of its wire forms, or null. */
 export function shardIndexOf(s: unknown): number | null {
   if (typeof s === 'number') return s;

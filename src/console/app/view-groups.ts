@@ -12,7 +12,7 @@ import type { View } from './shell.js';
 import { alertBox, badge, card, mono, panel, stateBadge, table, td } from './widgets.js';
 
 /** Number of keys of an object (0 for anything else). */
-export function countKeys(obj: unknown): number {
+function countKeys(obj: unknown): number {
   return obj && typeof obj === 'object' ? Object.keys(obj).length : 0;
 }
 

@@ -132,7 +132,7 @@ function kvList(pairs: Array<[string, Child]>): HTMLDListElement {
 }
 
 /** `scale-out`, `scale-in` or `no change`. */
-export function migrationKind(m: Pick<MigrationJson, 'fromShardCount' | 'toShardCount'>): string {
+function migrationKind(m: Pick<MigrationJson, 'fromShardCount' | 'toShardCount'>): string {
   if (m.toShardCount > m.fromShardCount) return 'scale-out';
   if (m.toShardCount < m.fromShardCount) return 'scale-in';
   return 'no change';

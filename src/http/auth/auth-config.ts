@@ -10,10 +10,10 @@ import { parseStreamScopes, type StreamScope } from './stream-scope.js';
 export const DEFAULT_TOKEN_TTL_SECONDS = 604_800;
 
 /** Admin username when only a password is configured. */
-export const DEFAULT_ADMIN_USERNAME = 'admin';
+const DEFAULT_ADMIN_USERNAME = 'admin';
 
 /** Shortest accepted COORDINATOR_TOKEN_SECRET. */
-export const MIN_TOKEN_SECRET_LENGTH = 16;
+const MIN_TOKEN_SECRET_LENGTH = 16;
 
 /** One principal that may log in. */
 export interface ConfiguredUser {
@@ -106,7 +106,7 @@ function parseUserEntry(entry: string): ConfiguredUser | { error: string } {
 }
 
 /** Parses COORDINATOR_USERS: `user:password:ROLE|ROLE`, comma-separated (1-based entry numbers). */
-export function parseUsers(raw: string | undefined): Parsed<ConfiguredUser[]> {
+function parseUsers(raw: string | undefined): Parsed<ConfiguredUser[]> {
   const users: ConfiguredUser[] = [];
   const issues: AuthConfigIssue[] = [];
   const entries = (raw ?? '')

@@ -23,7 +23,7 @@ const OVERFLOW = '\u0000overflow';
  * A password check refused without being made: 429 with `Retry-After` — `LOGIN_THROTTLED` (too
  * many failures) or `AUTHENTICATION_BUSY` (too many checks at once).
  */
-export function loginRefused(
+function loginRefused(
   code: 'LOGIN_THROTTLED' | 'AUTHENTICATION_BUSY',
   retryAfterSeconds: number,
 ): CoordinatorError {

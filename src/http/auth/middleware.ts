@@ -14,12 +14,12 @@ import { scopeAllows, streamOfPath } from './stream-scope.js';
 export const WWW_AUTHENTICATE = 'Basic realm="redis-stream-coordinator"';
 
 /** 401, empty body, Basic challenge. */
-export function unauthorized(): Response {
+function unauthorized(): Response {
   return new Response(null, { status: 401, headers: { 'www-authenticate': WWW_AUTHENTICATE } });
 }
 
 /** 403, empty body. */
-export function forbidden(): Response {
+function forbidden(): Response {
   return new Response(null, { status: 403 });
 }
 

@@ -6,12 +6,12 @@
 import { constantTimeEqual, fromBase64, utf8 } from './bytes.js';
 
 /** Prefix that marks a PBKDF2 hash instead of a plaintext password. */
-export const PBKDF2_PREFIX = 'pbkdf2-sha256$';
+const PBKDF2_PREFIX = 'pbkdf2-sha256$';
 
 /** Iteration bounds accepted in a hash. Cloudflare Workers cap PBKDF2 at 100,000. */
-export const PBKDF2_MIN_ITERATIONS = 1000;
+const PBKDF2_MIN_ITERATIONS = 1000;
 /** Upper iteration bound: more would stall every uncached login. */
-export const PBKDF2_MAX_ITERATIONS = 10_000_000;
+const PBKDF2_MAX_ITERATIONS = 10_000_000;
 
 /** A configured password: plaintext (kept as given) or a parsed PBKDF2 hash. */
 export type StoredPassword =
@@ -19,7 +19,7 @@ export type StoredPassword =
   | { kind: 'pbkdf2'; iterations: number; salt: Uint8Array<ArrayBuffer>; hash: Uint8Array<ArrayBuffer> };
 
 /** True when `value` is meant as a PBKDF2 hash (it starts with `pbkdf2-sha256$`). */
-export function isPbkdf2Hash(value: string): boolean {
+function isPbkdf2Hash(value: string): boolean {
   return value.startsWith(PBKDF2_PREFIX);
 }
 

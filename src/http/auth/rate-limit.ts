@@ -13,7 +13,7 @@ import { matchRoute } from '../route-table.js';
 const WINDOW_MS = 60_000;
 
 /** Who the window counts for when no one is authenticated (open mode). */
-export const ANONYMOUS_KEY = 'anonymous';
+const ANONYMOUS_KEY = 'anonymous';
 
 /**
  * The window key of a rate-limited request, or null: operations declaring a `rateLimit`
@@ -56,7 +56,7 @@ export class FixedWindowLimiter {
 }
 
 /** The 429 answer. */
-export function rateLimited(retryAfterSeconds: number): Response {
+function rateLimited(retryAfterSeconds: number): Response {
   return errorResponse(429, 'RATE_LIMIT_EXCEEDED', 'Coordinator API rate limit exceeded', {
     'retry-after': String(retryAfterSeconds),
   });

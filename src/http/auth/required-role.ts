@@ -11,17 +11,17 @@ import { matchRoute } from '../route-table.js';
 import type { Role } from './roles.js';
 
 /** Path of the login route, which needs no role. */
-export const LOGIN_PATH = '/coord/v1/auth/login';
+const LOGIN_PATH = '/coord/v1/auth/login';
 /** The OpenAPI document: public, so tools and clients can read the contract before logging in. */
-export const OPENAPI_PATH = '/coord/v1/openapi.json';
+const OPENAPI_PATH = '/coord/v1/openapi.json';
 /** The rendered API reference page (public; it only loads the public OpenAPI document). */
-export const DOCS_PATH = '/coord/v1/docs';
+const DOCS_PATH = '/coord/v1/docs';
 const PUBLIC_READS: ReadonlySet<string> = new Set([OPENAPI_PATH, DOCS_PATH]);
 
 const MUTATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
 /** True for methods that change state (they need WRITE outside monitoring). */
-export function isMutating(method: string): boolean {
+function isMutating(method: string): boolean {
   return MUTATING.has(method.toUpperCase());
 }
 

@@ -20,7 +20,7 @@ import { WWW_AUTHENTICATE } from './middleware.js';
 import { ROLES } from './roles.js';
 
 /** Who open mode's login token is issued to. */
-export const ANONYMOUS_PRINCIPAL: Principal = { username: 'anonymous', roles: [...ROLES] };
+const ANONYMOUS_PRINCIPAL: Principal = { username: 'anonymous', roles: [...ROLES] };
 
 /** The login body, or null when none was sent. Malformed JSON → 400 INVALID_REQUEST. */
 async function readLoginBody(

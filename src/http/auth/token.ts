@@ -7,7 +7,7 @@ import { constantTimeEqual, fromBase64Url, toBase64Url, utf8 } from './bytes.js'
 import { isRole, type Role, sortRoles } from './roles.js';
 
 /** Version line of the token payload. */
-export const TOKEN_VERSION = 'v1';
+const TOKEN_VERSION = 'v1';
 
 /** What a token asserts. */
 export interface TokenClaims {

@@ -11,13 +11,13 @@ import type { AppEnv, ResolvedDeps } from '../context.js';
 import { SERVICE_ROUTES } from './service-api.js';
 
 /** Application name reported by `/actuator/info`. */
-export const APP_NAME = 'redis-stream-coordinator-edge';
+const APP_NAME = 'redis-stream-coordinator-edge';
 
 /** Status of a health component or of the whole. */
-export type HealthStatus = 'UP' | 'DOWN';
+type HealthStatus = 'UP' | 'DOWN';
 
 /** One component of `/actuator/health`. */
-export interface HealthComponent {
+interface HealthComponent {
   status: HealthStatus;
   details?: Record<string, string>;
 }
@@ -44,7 +44,7 @@ export function actuatorRoutes(deps: ResolvedDeps): Hono<AppEnv> {
 }
 
 /** Readiness: Redis answers our PING and the instance is not terminating. */
-export async function readiness(deps: ResolvedDeps): Promise<ActuatorHealth> {
+async function readiness(deps: ResolvedDeps): Promise<ActuatorHealth> {
   const redis = redisComponent(await redisCheck(deps));
   const lifecycle: HealthComponent = deps.terminating()
     ? { status: 'DOWN', details: { state: 'terminating' } }

@@ -30,11 +30,11 @@ import { queryValue } from '../query-params.js';
 import { GRAFANA_PARAMS as P } from './grafana-api.js';
 
 /** Cursor of the last page. */
-export const LAST_PAGE_CURSOR = '__rsc_last__';
+const LAST_PAGE_CURSOR = '__rsc_last__';
 /** Prefix of `__rsc_tail__:<n>`, the page `n` pages before the last. */
-export const TAIL_CURSOR_PREFIX = '__rsc_tail__:';
+const TAIL_CURSOR_PREFIX = '__rsc_tail__:';
 /** Prefix of a merged cursor `all:<shard>=<id>,…`. */
-export const MERGED_CURSOR_PREFIX = 'all:';
+const MERGED_CURSOR_PREFIX = 'all:';
 
 /** Pages before the last one a tail cursor asks for; null when `cursor` is not a tail cursor. */
 export function parseTailCursor(cursor: string | null): number | null {

@@ -30,7 +30,7 @@ export const LAG_ROUTES = {
 };
 
 /** The body of the lag route. */
-export type GroupLagJson = z.output<typeof groupLagResponseSchema>;
+type GroupLagJson = z.output<typeof groupLagResponseSchema>;
 
 /** The lag route. */
 export function lagRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {

@@ -15,7 +15,7 @@ import { HEARTBEAT_BATCH_MAX_ITEMS, type HeartbeatRequestBody, memberIdSchema } 
 import { heartbeatView } from '../views.js';
 
 /** A batch body may be this many times COORDINATOR_MAX_BODY_BYTES (it carries up to 64 bodies). */
-export const BATCH_BODY_FACTOR = 16;
+const BATCH_BODY_FACTOR = 16;
 
 /** The declared member operations. */
 export const MEMBER_ROUTES = {

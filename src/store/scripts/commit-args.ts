@@ -20,7 +20,7 @@ function bug(message: string): CoordinatorError {
 }
 
 /** Epoch milliseconds as the integer text Lua compares and Redis stores. */
-export function ms(n: number): string {
+function ms(n: number): string {
   if (!Number.isFinite(n)) throw bug(`time ${n} is not finite`);
   return String(Math.floor(n));
 }
@@ -32,7 +32,7 @@ const utf8 = new TextEncoder();
  * `ge|ae|mv|streamRev|memberRev|target|keyBytes|key|nWaits|` then per pending shard
  * `shard,status,entryBytes:entry|`, then the answer's JSON.
  */
-export function fingerprintText(f: Fingerprint): string {
+function fingerprintText(f: Fingerprint): string {
   const head = [
     String(f.groupEpoch),
     String(f.assignmentEpoch),
@@ -134,7 +134,7 @@ function encodeOp(op: PlanOp, g: number): string[] {
  * How long a commit token stays stored: far longer than any resend of the same call (a client
  * reconnect, the critical section's in-doubt resends), short enough to leave nothing behind.
  */
-export const COMMIT_TOKEN_TTL_MS = 60_000;
+const COMMIT_TOKEN_TTL_MS = 60_000;
 
 /** Builds the commit script call for `plan` in namespace `ns`. */
 export function encodeCommit(ns: string, plan: StreamPlan): ScriptCall {
