@@ -35,9 +35,10 @@ try {
   await beat(steady);
   // biome-ignore lint/suspicious/noDebugger: the tracer stops here.
   debugger;
+  const join = hb('B', { epoch: 0, mv: 0 });
   // biome-ignore lint/suspicious/noDebugger: the tracer starts stepping here.
   debugger;
-  await beat(hb('B', { epoch: 0, mv: 0 }));
+  await beat(join);
   // biome-ignore lint/suspicious/noDebugger: the tracer stops here.
   debugger;
 } finally {
