@@ -35,10 +35,10 @@ try {
   await beat(steady);
   // biome-ignore lint/suspicious/noDebugger: the tracer stops here.
   debugger;
-  const join = hb('B', { epoch: 0, mv: 0 });
+  const joiner = hb('B', { epoch: 0, mv: 0 });
   // biome-ignore lint/suspicious/noDebugger: the tracer starts stepping here.
   debugger;
-  await beat(join);
+  await beat(joiner);
   // biome-ignore lint/suspicious/noDebugger: the tracer stops here.
   debugger;
 } finally {
