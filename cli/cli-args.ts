@@ -42,16 +42,7 @@ export type OptionValues = {
 };
 
 /** Options every command accepts. */
-const GLOBAL_OPTIONS = [
-  'url',
-  'user',
-  'password',
-  'token',
-  'json',
-  'help',
-  'version',
-  'timeout',
-] as const;
+const GLOBAL_OPTIONS = ['url', 'user', 'password', 'token', 'json', 'help', 'version', 'timeout'] as const;
 
 /** A parsed command line. */
 export interface CommandLine {

@@ -6,7 +6,7 @@ import { CONSOLE_BUNDLE_JS } from './generated/console-bundle.js';
 import { CONSOLE_CSS_PATH, CONSOLE_HTML, CONSOLE_JS_PATH } from './page.js';
 import { CONSOLE_CSS } from './style.js';
 
-export { CONSOLE_BASE,  CONSOLE_HTML,  } from './page.js';
+export { CONSOLE_BASE, CONSOLE_HTML } from './page.js';
 export { CONSOLE_CSS } from './style.js';
 
 /** The whole browser script, bundled from `src/console/app/` by `npm run build:console`. */

@@ -31,8 +31,6 @@ export const TAGS = [
 /** A tag name. */
 type Tag = (typeof TAGS)[number]['name'];
 
-;
-
 /**
  * What a successful answer carries: a shared component, an array of one, a schema declared with
  * the route (documented as a component of that `name`: a new route needs no edit elsewhere), or a

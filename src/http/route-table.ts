@@ -72,9 +72,7 @@ function decoded(segment: string): string {
 const MEMO_MAX = 1024;
 
 /** A matcher over `routes` (HEAD matches GET, as Hono serves it). */
-function routeMatcher(
-  routes: readonly ApiRoute[],
-): (method: string, path: string) => RouteMatch | null {
+function routeMatcher(routes: readonly ApiRoute[]): (method: string, path: string) => RouteMatch | null {
   const compiled = routes.map(compile);
   // The role check, the rate limit and the terminating guard each ask for the same request: a
   // small memo (cleared when full) spares the linear regex scan the second and third time.

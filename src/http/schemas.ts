@@ -44,9 +44,7 @@ export const consumerGroupSchema = nonBlank(MAX_NAME_LENGTH);
 export const memberIdSchema = nonBlank(MAX_NAME_LENGTH);
 
 /** `memberInstanceId`: our SDK's per-process token (additive), 1–128 of `[A-Za-z0-9._-]`. */
-const memberInstanceIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be 1-128 of A-Za-z0-9._-');
+const memberInstanceIdSchema = z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be 1-128 of A-Za-z0-9._-');
 
 /** `{reshardingId}`: non-blank (`reshard-<uuid>`, or anything the operator copied). */
 export const reshardingIdSchema = nonBlank(MAX_NAME_LENGTH);

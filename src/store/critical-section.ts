@@ -15,7 +15,7 @@ import { streamLimitReached } from '../core/quotas.js';
 import { holdLock, type LockWaitOptions, mutexLost, randomToken } from './lock-lease.js';
 import type { CommitOutcome, Store, StreamPlan, StreamSnapshot } from './store.js';
 
-export {   LockBusyError, randomToken } from './lock-lease.js';
+export { LockBusyError, randomToken } from './lock-lease.js';
 
 /** Tuning of lock waits and CAS retries. */
 export interface CriticalSectionOptions extends LockWaitOptions {

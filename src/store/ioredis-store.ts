@@ -93,8 +93,7 @@ const TRANSIENT_REPLY = /^(LOADING|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|BUSY
 // command with that reply (then reconnects and tries again).
 const AUTH_REPLY = /^(WRONGPASS|NOAUTH)\b/;
 /** What an authentication failure answers (503: a deployment problem, fixed by configuration). */
-const CREDENTIALS_REFUSED =
-  'Redis refused the configured credentials (check the password of REDIS_URL)';
+const CREDENTIALS_REFUSED = 'Redis refused the configured credentials (check the password of REDIS_URL)';
 
 const isReply = (err: unknown): err is Error => err instanceof Error && err.name === 'ReplyError';
 

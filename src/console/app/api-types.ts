@@ -4,7 +4,6 @@
  */
 import type {
   StreamMessageRecordJson,
-  StreamMessagesPageJson,
   StreamShardOffsetJson,
   StreamShardOffsetsJson,
 } from '../../http/monitoring-views.js';
@@ -17,7 +16,6 @@ import type {
   MembersResponseJson,
   MigrationJson,
   MigrationsResponseJson,
-  RollbackBody,
   SessionResponseJson,
 } from '../../http/schemas.js';
 
@@ -30,10 +28,8 @@ export type {
   MembersResponseJson,
   MigrationJson,
   MigrationsResponseJson,
-  
   SessionResponseJson,
   StreamMessageRecordJson,
-  
   StreamShardOffsetJson,
   StreamShardOffsetsJson,
 };
