@@ -45,6 +45,7 @@ export interface Fence {
 export class FencedRedis extends ConsumerRedis {
   private readonly fenceArgs: string[];
   private readonly scripts: ScriptRunner;
+  private ride: { conn: ConsumerClient; runner: ScriptRunner } | undefined;
 
   constructor(
     private readonly base: ConsumerRedis,
@@ -130,8 +131,7 @@ export class FencedRedis extends ConsumerRedis {
   ): Promise<Error | null> {
     const [keys, argv] = this.fencedCall(key, 'XACK', ackIds);
     // runScript sends the EVALSHA before it first waits, so the ack is on `conn` before the read.
-    const ride: ScriptRunner = { evalsha: ioredisScriptRunner(conn).evalsha, eval: this.scripts.eval };
-    return runScript(ride, FENCED_COMMAND, keys, argv)
+    return runScript(this.rideRunner(conn), FENCED_COMMAND, keys, argv)
       .then(
         (reply) => {
           this.fencedReply(reply, key, 'XACK');
@@ -140,6 +140,17 @@ export class FencedRedis extends ConsumerRedis {
         (err) => toRedisCommandError(err, `fenced XACK ${key}`, REPLY_ERRORS),
       )
       .catch((err: Error) => err);
+  }
+
+  /**
+   * The runner of acks that ride on `conn`: EVALSHA there, EVAL on the shared client. Kept for the
+   * last `conn` (a reader sends on one connection): building it per ack cost ~1.5 µs of CPU each.
+   */
+  private rideRunner(conn: ConsumerClient): ScriptRunner {
+    if (this.ride?.conn !== conn) {
+      this.ride = { conn, runner: { evalsha: ioredisScriptRunner(conn).evalsha, eval: this.scripts.eval } };
+    }
+    return this.ride.runner;
   }
 
   private fencedCall(key: string, command: string, args: readonly string[]): [string[], string[]] {

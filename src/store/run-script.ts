@@ -29,17 +29,26 @@ export function isNoScriptError(err: unknown): boolean {
   return text.startsWith('NOSCRIPT');
 }
 
-/** Runs `script` by SHA; on NOSCRIPT sends its text. Other failures are the caller's to map. */
-export async function runScript(
+/**
+ * Runs `script` by SHA; on NOSCRIPT sends its text. Other failures are the caller's to map. The
+ * EVALSHA is sent before this returns (a caller may queue a command behind it on the same
+ * connection). A promise chain rather than an async function: one promise less per call, on the
+ * producer's and the consumer's hottest paths.
+ */
+export function runScript(
   runner: ScriptRunner,
   script: LuaScript,
   keys: string[],
   args: string[],
 ): Promise<unknown> {
+  let sent: Promise<unknown>;
   try {
-    return await runner.evalsha(script.sha1, keys, args);
+    sent = runner.evalsha(script.sha1, keys, args);
   } catch (err) {
-    if (!isNoScriptError(err)) throw err;
-    return await runner.eval(script.lua, keys, args);
+    return Promise.reject(err);
   }
+  return sent.catch((err: unknown) => {
+    if (!isNoScriptError(err)) throw err;
+    return runner.eval(script.lua, keys, args);
+  });
 }
