@@ -12,8 +12,8 @@
  */
 import { Redis } from 'ioredis';
 import { createConsumer } from '../src/client/consumer.js';
-import { ownerKey } from '../src/client/lua/shard-owner.js';
 import type { FetchLike } from '../src/client/transport.js';
+import { ownerKey } from '../src/store/scripts/shard-owner.js';
 
 const RECORDS = Number(process.env.BENCH_CONSUMER_RECORDS ?? 50_000);
 const TRIALS = 3;

@@ -20,7 +20,7 @@ import {
 } from './redis-adapter.js';
 
 /** `XADD` options as @upstash/redis takes them. */
-export interface UpstashXaddOptions {
+interface UpstashXaddOptions {
   nomkStream: true;
   trim:
     | { type: 'MAXLEN'; threshold: number; comparison: '~' }
