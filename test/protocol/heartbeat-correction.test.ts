@@ -6,13 +6,7 @@ import { Driver } from '../support/protocol-driver.js';
  * version goes back to 2 (as after a restore from backup), so both members know a newer one.
  */
 async function restored(): Promise<Driver> {
-  const d = await Driver.open(4);
-  await d.joinAndSettle('A');
-  await d.beat('B', { epoch: 0, mv: 0 });
-  const a = await d.beat('A', { epoch: 2, mv: 2, owned: [0, 1, 2, 3] });
-  await d.beat('A', { epoch: 3, mv: 3, owned: a.assignedShards });
-  const b = await d.beat('B', { epoch: 3, mv: 3 });
-  await d.beat('B', { epoch: 3, mv: 3, owned: b.assignedShards });
+  const d = await Driver.twoSettled();
   expect(d.group.state).toBe('STABLE');
   await d.arrange((g) => ({ ...g, metadataVersion: 2 }));
   return d;

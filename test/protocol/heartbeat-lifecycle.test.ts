@@ -1,21 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { CONFIG, Driver, newlyExpired } from '../support/protocol-driver.js';
 
-/** A on [0,1], B on [2,3] of 4 shards, epochs 3, version 3, both STABLE. */
-async function twoSettled(): Promise<Driver> {
-  const d = await Driver.open(4);
-  await d.joinAndSettle('A');
-  await d.beat('B', { epoch: 0, mv: 0 });
-  const a = await d.beat('A', { epoch: 2, mv: 2, owned: [0, 1, 2, 3] });
-  await d.beat('A', { epoch: 3, mv: 3, owned: a.assignedShards });
-  const b = await d.beat('B', { epoch: 3, mv: 3 });
-  await d.beat('B', { epoch: 3, mv: 3, owned: b.assignedShards });
-  return d;
-}
-
 describe('heartbeat > leave', () => {
   it('lets a LEAVING member report revoke progress with -1 and releases on REVOKED', async () => {
-    const d = await twoSettled();
+    const d = await Driver.twoSettled();
     await d.beat('A', {
       epoch: -1,
       mv: 3,
@@ -36,7 +24,7 @@ describe('heartbeat > leave', () => {
   });
 
   it('accepts an epoch-0 rejoin from a LEAVING member', async () => {
-    const d = await twoSettled();
+    const d = await Driver.twoSettled();
     await d.beat('A', { epoch: -1, mv: 3 });
     expect(await d.beat('A', { epoch: 0, mv: 0 })).toMatchObject({
       status: 'OK',
@@ -48,7 +36,7 @@ describe('heartbeat > leave', () => {
 
 describe('heartbeat > expiry', () => {
   it('expires a live member only once now passes its lease: EXPIRED, epoch + 1, one bump, reconcile', async () => {
-    const d = await twoSettled();
+    const d = await Driver.twoSettled();
     d.advance(1000);
     await d.beat('B', { epoch: 3, mv: 3, owned: [2, 3] });
     d.advance(CONFIG.memberLeaseTtlMs - 1000); // exactly A's lease
@@ -71,7 +59,7 @@ describe('heartbeat > expiry', () => {
   });
 
   it('bumps once when several members expire in the same pass', async () => {
-    const d = await twoSettled();
+    const d = await Driver.twoSettled();
     d.advance(CONFIG.memberLeaseTtlMs + 1);
     const g = await d.housekeep();
     expect(g).toMatchObject({ groupEpoch: 4, metadataVersion: 4, state: 'EMPTY', targetAssignments: {} });
@@ -80,7 +68,7 @@ describe('heartbeat > expiry', () => {
   });
 
   it('answers FENCED_MEMBER_EPOCH to an expired member, then accepts its epoch-0 rejoin', async () => {
-    const d = await twoSettled();
+    const d = await Driver.twoSettled();
     d.advance(CONFIG.memberLeaseTtlMs + 1);
     expect(await d.beat('A', { epoch: 3, mv: 3, owned: [0, 1] })).toMatchObject({
       status: 'FENCED_MEMBER_EPOCH',
@@ -92,7 +80,7 @@ describe('heartbeat > expiry', () => {
 
 describe('heartbeat > pruning', () => {
   it('deletes terminal members once their retention has passed (version + 1 only)', async () => {
-    const d = await twoSettled();
+    const d = await Driver.twoSettled();
     await d.beat('A', { epoch: -1, mv: 3 }); // LEAVING with nothing held, G=4, M=4
     const leftAt = d.now;
     let b = await d.beat('B', { epoch: 3, mv: 4, owned: [2, 3] });
@@ -120,7 +108,7 @@ describe('heartbeat > pruning', () => {
 
 describe('heartbeat > lost-response tolerance', () => {
   it('answers a retry that carries the previous epoch as the current one, as often as the answer is lost', async () => {
-    const d = await twoSettled();
+    const d = await Driver.twoSettled();
     await d.beat('C', { epoch: 0, mv: 0 }); // G=4
     const first = await d.beat('A', { epoch: 3, mv: 3, owned: [0, 1] });
     expect(first.memberEpoch).toBe(4);
@@ -130,7 +118,7 @@ describe('heartbeat > lost-response tolerance', () => {
   });
 
   it('fences a previous-epoch request whose report is outside the authority, like a stale epoch', async () => {
-    const d = await twoSettled();
+    const d = await Driver.twoSettled();
     await d.beat('C', { epoch: 0, mv: 0 });
     await d.beat('A', { epoch: 3, mv: 3, owned: [0, 1] });
     const r = await d.beat('A', { epoch: 3, mv: 3, owned: [0, 1, 3] });
@@ -139,7 +127,7 @@ describe('heartbeat > lost-response tolerance', () => {
   });
 
   it('forgets the previous epoch once an answer confirms the current one', async () => {
-    const d = await twoSettled();
+    const d = await Driver.twoSettled();
     await d.beat('C', { epoch: 0, mv: 0 });
     await d.beat('A', { epoch: 3, mv: 3, owned: [0, 1] });
     await d.beat('A', { epoch: 4, mv: 4, owned: [0, 1] });
@@ -150,7 +138,7 @@ describe('heartbeat > lost-response tolerance', () => {
 
 describe('heartbeat > blocking stale-epoch fences', () => {
   it('blocks the fenced holdings until the epoch-0 rejoin, which is accepted at once and releases them', async () => {
-    const d = await twoSettled();
+    const d = await Driver.twoSettled();
     await d.beat('A', { epoch: 2, mv: 3, owned: [0, 1] }); // stale: fenced, G=4
     expect(d.member('A')).toMatchObject({ state: 'FENCED', fence: 'BLOCKING', currentAssignment: [0, 1] });
     expect(await d.beat('B', { epoch: 3, mv: 4, owned: [2, 3] })).toMatchObject({
@@ -166,7 +154,7 @@ describe('heartbeat > blocking stale-epoch fences', () => {
   });
 
   it('releases the holdings when the fenced member lease ends, with a bump so waiting members get them', async () => {
-    const d = await twoSettled();
+    const d = await Driver.twoSettled();
     d.advance(1000);
     await d.beat('A', { epoch: 2, mv: 3, owned: [0, 1] }); // fenced at t+1s; lease stays at t+15s
     const lease = d.member('A').memberLeaseExpiresAt;

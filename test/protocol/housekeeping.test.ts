@@ -3,28 +3,16 @@ import { durablyEqual } from '../../src/core/group-equality.js';
 import { housekeepGroup } from '../../src/core/housekeeping.js';
 import { CONFIG, Driver, deepFreeze, newlyExpired } from '../support/protocol-driver.js';
 
-/** A on [0,1], B on [2,3] of 4 shards, epochs 3, STABLE. */
-async function twoSettled(): Promise<Driver> {
-  const d = await Driver.open(4);
-  await d.joinAndSettle('A');
-  await d.beat('B', { epoch: 0, mv: 0 });
-  const a = await d.beat('A', { epoch: 2, mv: 2, owned: [0, 1, 2, 3] });
-  await d.beat('A', { epoch: 3, mv: 3, owned: a.assignedShards });
-  const b = await d.beat('B', { epoch: 3, mv: 3 });
-  await d.beat('B', { epoch: 3, mv: 3, owned: b.assignedShards });
-  return d;
-}
-
 describe('housekeeping > sweep pass', () => {
   it('returns the very same object when nothing is due', async () => {
-    const d = await twoSettled();
+    const d = await Driver.twoSettled();
     const group = deepFreeze(structuredClone(d.group));
     d.advance(5000);
     expect(housekeepGroup({ stream: d.stream, group, config: CONFIG, now: d.now })).toBe(group);
   });
 
   it('is idempotent at one instant', async () => {
-    const d = await twoSettled();
+    const d = await Driver.twoSettled();
     d.advance(CONFIG.memberLeaseTtlMs + 1);
     const once = housekeepGroup({ stream: d.stream, group: d.group, config: CONFIG, now: d.now });
     expect(once).not.toBe(d.group);
@@ -32,7 +20,7 @@ describe('housekeeping > sweep pass', () => {
   });
 
   it('expires silent members, reports them for the commit re-check, and leaves the input untouched', async () => {
-    const d = await twoSettled();
+    const d = await Driver.twoSettled();
     const before = deepFreeze(structuredClone(d.group));
     d.advance(CONFIG.memberLeaseTtlMs + 1);
     const after = housekeepGroup({ stream: d.stream, group: before, config: CONFIG, now: d.now });
@@ -45,7 +33,7 @@ describe('housekeeping > sweep pass', () => {
   });
 
   it('does not touch an open metadata-correction round', async () => {
-    const d = await twoSettled();
+    const d = await Driver.twoSettled();
     await d.arrange((g) => ({ ...g, metadataVersion: 2 }));
     await d.beat('A', { epoch: 3, mv: 3, owned: [0, 1] });
     const round = d.group.metadataCorrection;
@@ -56,7 +44,7 @@ describe('housekeeping > sweep pass', () => {
 
 describe('housekeeping > durable equality', () => {
   it('ignores leases, heartbeat times, progress and the group updatedAt', async () => {
-    const d = await twoSettled();
+    const d = await Driver.twoSettled();
     const a = d.group;
     d.advance(2000);
     await d.beat('A', { epoch: 3, mv: 3, owned: [0, 1], progress: [0] });
@@ -66,7 +54,7 @@ describe('housekeeping > durable equality', () => {
   });
 
   it('sees every other change', async () => {
-    const d = await twoSettled();
+    const d = await Driver.twoSettled();
     const a = d.group;
     const granted = structuredClone(a);
     granted.members.A!.grantedAssignment = [0];

@@ -72,6 +72,18 @@ export class Driver {
     return d;
   }
 
+  /** A on [0,1] and B on [2,3] of a 4-shard stream, both settled: epochs 3, version 3, STABLE. */
+  static async twoSettled(config: ProtocolConfig = CONFIG): Promise<Driver> {
+    const d = await Driver.open(4, config);
+    await d.joinAndSettle('A');
+    await d.beat('B', { epoch: 0, mv: 0 });
+    const a = await d.beat('A', { epoch: 2, mv: 2, owned: [0, 1, 2, 3] });
+    await d.beat('A', { epoch: 3, mv: 3, owned: a.assignedShards });
+    const b = await d.beat('B', { epoch: 3, mv: 3 });
+    await d.beat('B', { epoch: 3, mv: 3, owned: b.assignedShards });
+    return d;
+  }
+
   /** The simulated time. */
   get now(): number {
     return this.stack.clock.now();
