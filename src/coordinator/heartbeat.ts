@@ -46,7 +46,7 @@ export interface HeartbeatHooks {
   reshardingTouched(prefix: string, now: number): Promise<void>;
 }
 
-/** docs/protocol.md#heartbeat heartbeat of `input` to `group` of stream `prefix`. */
+/** The heartbeat of `input` to `group` of stream `prefix` (docs/protocol.md#heartbeat). */
 export async function heartbeat(
   ctx: Ctx,
   prefix: string,
@@ -174,7 +174,7 @@ function joinFloor(r: MemberReadView): number {
 
 /**
  * Whether this heartbeat should run the stream's resharding pass: it changed how the member
- * holds a shard the pass waits on, or the pass has Redis work due (docs/architecture.md#source-layout's lazy pass, without
+ * holds a shard the pass waits on, or the pass has Redis work due (the lazy pass of docs/protocol.md#housekeeping, without
  * running it on every heartbeat).
  */
 function passDue(r: MemberReadView, decision: MemberDecision, now: number): boolean {

@@ -1,5 +1,5 @@
 /**
- * The honest consumer of the simulation: follows docs/protocol.md#client-rules's correct-client rules (adopt
+ * The honest consumer of the simulation: follows the correct-client rules of docs/protocol.md#client-rules (adopt
  * assigned shards on OK, stop and report revoked shards, drop everything and rejoin with
  * epoch 0 when fenced or unknown).
  */
