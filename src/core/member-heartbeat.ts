@@ -96,6 +96,10 @@ function decide(
   if (epoch < stored.memberEpoch) {
     // docs/protocol.md#lost-response-tolerance: the answer carrying the stored epoch may have been lost; the report decides.
     if (epoch === stored.previousEpoch) return normal(ctx, stored, false);
+    // A late copy of the holder's own request: the request is stale, not the member.
+    if (isOwnLateRequest(stored, request)) {
+      return unchanged(answer('FENCED_MEMBER_EPOCH', view.header, stored.memberId, stored.memberEpoch));
+    }
     return fenceBlocking(ctx, stored);
   }
   return normal(ctx, stored, false);
@@ -296,6 +300,18 @@ function syncMetadata(ctx: Ctx, stored: MemberRecord): MemberDecision {
   if (round) decision.round = round;
   if (freshRound) decision.freshRound = true;
   return decision;
+}
+
+/**
+ * True when a stale request comes from the very instance that moved the member on since
+ * (docs/protocol.md#stale-epoch-fencing): a copy that outlived its sender's timeout and
+ * retry. Its sender already holds the newer epoch, so fencing the member would only stop a
+ * healthy reader. Without instance ids on both sides nothing tells the two apart, and the
+ * member is fenced as before.
+ */
+function isOwnLateRequest(stored: MemberRecord, request: HeartbeatInput): boolean {
+  const id = request.memberInstanceId;
+  return !!id && id === stored.memberInstanceId;
 }
 
 /** Stale epoch or ownership violation: FENCED with blocking holdings (docs/protocol.md#stale-epoch-fencing), G+1/M+1. */

@@ -103,7 +103,9 @@ describe('heartbeat > one process per member id', () => {
 
   it('refuses another instance while a blocking fence holds the shards, accepts it once the fence lapsed', async () => {
     const d = await heldByX();
-    expect((await d.beat('A', { epoch: 1, mv: 2, owned: [0, 1], instance: X })).status).toBe(
+    // A report outside its authority fences the member with blocking holdings (a stale epoch
+    // from its own instance would fence only the request, docs/protocol.md#stale-epoch-fencing).
+    expect((await d.beat('A', { epoch: 2, mv: 2, owned: [0, 1, 5], instance: X })).status).toBe(
       'FENCED_MEMBER_EPOCH',
     );
     expect(d.member('A')).toMatchObject({ state: 'FENCED', fence: 'BLOCKING' });
