@@ -1,15 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { drainVerdict, entriesEverAdded, evidenceRecord, type ShardReading } from './drain-evidence.js';
 
+/**
+ * A stream reading; each group is `[name, pending, lag, entry after its position?]`, the last
+ * defaulting to what an honest lag implies (none after it when lag is 0, some otherwise).
+ */
 const stream = (
   length: number,
-  groups: Array<[string, number | null, number | null]>,
+  groups: Array<[string, number | null, number | null, (boolean | null)?]>,
   entriesAdded: number | null = length,
 ): ShardReading => ({
   kind: 'stream',
   length,
   entriesAdded,
-  groups: groups.map(([name, pending, lag]) => ({ name, pending, lag })),
+  groups: groups.map(([name, pending, lag, after]) => ({
+    name,
+    pending,
+    lag,
+    lastDeliveredId: '7-0',
+    entryAfterLastDelivered: after === undefined ? lag !== 0 : after,
+  })),
 });
 
 describe('drain evidence > verdict', () => {
@@ -44,6 +54,17 @@ describe('drain evidence > verdict', () => {
     ['an empty stream with a null lag', stream(0, [['g', 0, null]], 4), true],
     ['an empty stream with pending entries left', stream(0, [['g', 1, 0]], 4), false],
     ['an empty stream without groups', stream(0, []), true],
+    // The IDs decide; lag is only a hint.
+    [
+      'a stale lag (restart from the AOF) with nothing after the position',
+      stream(5, [['g', 0, 5, false]]),
+      true,
+    ],
+    ['a null lag with nothing after the position', stream(5, [['g', 0, null, false]]), true],
+    ['lag 0 while an entry follows the position', stream(5, [['g', 0, 0, true]]), false],
+    ['lag 0 and an unknown position (lag alone is not evidence)', stream(5, [['g', 0, 0, null]]), false],
+    ['a stale lag, nothing after the position, but pending entries', stream(5, [['g', 1, 5, false]]), false],
+    ['an empty stream with an unknown position', stream(0, [['g', 0, null, null]], 4), true],
   ])('%s → drained %s', (_label, reading, drained) => {
     expect(drainVerdict(reading, ['g']).drained).toBe(drained);
   });
@@ -63,6 +84,20 @@ describe('drain evidence > verdict', () => {
     expect(v.reason).toContain('"audit" is not managed by the coordinator');
   });
 
+  it('says where the undelivered entries are, and when lag and the IDs disagree', () => {
+    const v = drainVerdict(
+      stream(5, [
+        ['g', 0, 0, true],
+        ['h', 0, 3, null],
+        ['i', 0, 4, false],
+      ]),
+      ['g', 'h', 'i'],
+    );
+    expect(v.reason).toContain('"g": entries not yet delivered: some remain after its last-delivered-id 7-0');
+    expect(v.reason).toContain('"h": could not tell whether an entry follows its last-delivered-id 7-0');
+    expect(v.reason).not.toContain('"i"');
+  });
+
   it('keeps what it saw, and a failed read is recorded as such', () => {
     const ok = stream(2, [['g', 0, 0]]);
     expect(evidenceRecord(ok, drainVerdict(ok, ['g']), 7)).toEqual({
@@ -70,7 +105,9 @@ describe('drain evidence > verdict', () => {
       drained: true,
       keyExists: true,
       length: 2,
-      consumerGroups: [{ name: 'g', pending: 0, lag: 0 }],
+      consumerGroups: [
+        { name: 'g', pending: 0, lag: 0, lastDeliveredId: '7-0', entryAfterLastDelivered: false },
+      ],
       error: null,
     });
     const failed: ShardReading = { kind: 'error', message: 'boom' };

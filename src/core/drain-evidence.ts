@@ -1,12 +1,23 @@
 /**
- * Drain evidence of a removed shard (docs/protocol.md#resharding, docs/protocol.md#deviation-scale-in-drains): what Redis says about the shard's stream
+ * Drain evidence of a removed shard (docs/protocol.md#scale-in-drain-evidence, docs/protocol.md#deviation-scale-in-drains): what Redis says about the shard's stream
  * key, and the verdict "nothing is left unread or pending". Only positive evidence drains a
- * shard: a failed read, a null lag or a missing count never does.
+ * shard: a failed read, a missing count or an unknown position never does. Whether a group has
+ * read everything is decided by the stream IDs (no entry after its last-delivered-id), not by
+ * `lag`: Redis can report a stale lag (after a restart from the AOF or a replica promotion, 7.0
+ * restores a group's position but not its entries-read count) or none at all (after an `XDEL`).
  *
  * The retire script (`store/scripts/retire-shard.ts`) applies the same rules inside Redis right
  * before it deletes the key; the two must stay in step.
  */
 import type { ConsumerGroupEvidence, DrainEvidence } from './model.js';
+
+/** One consumer group as a read of the shard saw it. */
+export interface GroupReading extends ConsumerGroupEvidence {
+  /** `last-delivered-id` from `XINFO GROUPS`; null when Redis did not report it. */
+  lastDeliveredId: string | null;
+  /** Whether `XRANGE <key> (<lastDeliveredId> + COUNT 1` found an entry; null when unknown. */
+  entryAfterLastDelivered: boolean | null;
+}
 
 /** What one read of a shard's stream key returned. */
 export type ShardReading =
@@ -20,8 +31,8 @@ export type ShardReading =
       length: number;
       /** `entries-added` of `XINFO STREAM`; null when Redis did not report it. */
       entriesAdded: number | null;
-      /** Every consumer group on the key (`XINFO GROUPS`). */
-      groups: ConsumerGroupEvidence[];
+      /** Every consumer group on the key (`XINFO GROUPS`, plus what follows each one's position). */
+      groups: GroupReading[];
     };
 
 /** What the atomic check-and-delete of a shard did. */
@@ -43,11 +54,13 @@ export interface DrainVerdict {
 }
 
 /**
- * Positive drain evidence (docs/protocol.md#resharding): the key is absent; or every consumer group on it is one
+ * Positive drain evidence (docs/protocol.md#scale-in-drain-evidence): the key is absent; or every consumer group on it is one
  * the coordinator manages (a key carrying anyone else's group is never deleted), has
- * nothing pending, and — unless the stream holds no entry at all — every group has lag exactly
- * 0, at least one group exists and every group the coordinator manages is present (a stream
- * with entries that some managed group cannot even see is not drained for it).
+ * nothing pending, and — unless the stream holds no entry at all — no entry follows any group's
+ * last-delivered-id, at least one group exists and every group the coordinator manages is
+ * present (a stream with entries that some managed group cannot even see is not drained for it).
+ * `lag` only words the reason: a stale or null lag is overruled by the IDs, and a lag of 0 is
+ * never enough on its own.
  */
 export function drainVerdict(reading: ShardReading, managedGroups: readonly string[]): DrainVerdict {
   if (reading.kind === 'absent') return { drained: true, reason: 'the shard stream key no longer exists' };
@@ -76,17 +89,26 @@ export function drainVerdict(reading: ShardReading, managedGroups: readonly stri
       }
     }
     for (const g of reading.groups) {
-      if (g.lag === null) {
-        problems.push(
-          `consumer group "${g.name}": lag unknown (null; an entry beyond its position was deleted), not evidence`,
-        );
-      } else if (g.lag > 0) {
-        problems.push(`consumer group "${g.name}": ${g.lag} entries not yet delivered (lag)`);
-      }
+      const problem = undeliveredProblem(g);
+      if (problem !== null) problems.push(`consumer group "${g.name}": ${problem}`);
     }
   }
   if (problems.length > 0) return { drained: false, reason: problems.join('; ') };
   return { drained: true, reason: 'every consumer group has read and acknowledged every entry' };
+}
+
+/** Why `g` may still have entries to read, or null when its position proves it has none. */
+function undeliveredProblem(g: GroupReading): string | null {
+  if (g.entryAfterLastDelivered === false) return null;
+  const at = `its last-delivered-id ${g.lastDeliveredId ?? '(unknown)'}`;
+  if (g.entryAfterLastDelivered === null) {
+    return `could not tell whether an entry follows ${at} (lag ${g.lag ?? 'unknown'}), not evidence`;
+  }
+  if (g.lag === null) {
+    return `lag unknown (null; an entry beyond its position was deleted), and entries remain after ${at}`;
+  }
+  if (g.lag > 0) return `${g.lag} entries not yet delivered (lag; entries remain after ${at})`;
+  return `entries not yet delivered: some remain after ${at} although lag says 0`;
 }
 
 /** The evidence record kept in the stream document for a reading taken at `now`. */

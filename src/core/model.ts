@@ -142,6 +142,10 @@ export interface ConsumerGroupEvidence {
   pending: number | null;
   /** Null when Redis cannot tell (e.g. an entry beyond the group's position was deleted). */
   lag: number | null;
+  /** The group's `last-delivered-id`; null when Redis did not report it (absent in older records). */
+  lastDeliveredId?: string | null;
+  /** Whether an entry follows `lastDeliveredId`; null when unknown (absent in older records). */
+  entryAfterLastDelivered?: boolean | null;
 }
 
 /** The last drain-evidence read of a removed shard (cached: at most one read per heartbeat interval). */

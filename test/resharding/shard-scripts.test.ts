@@ -11,8 +11,8 @@ import { backends, uniquePrefix } from '../support/redis.js';
 import { exists, fill, readAndAck } from './support.js';
 
 const PINNED: Record<string, string> = {
-  'shard-evidence': 'a1f98b9719c68ccbdf348a692ef8a5fcf942f538',
-  'retire-shard': 'ab0f29891f1ab99ba8434834b96b49784957a306',
+  'shard-evidence': '27bbbc46709cbbda9b3fe003738657e152b48352',
+  'retire-shard': '00c6469fb8126a5042a9ee4b2cc7afecf8e40d4f',
   'provision-existing': 'c0b8976c972c6bf74c5263496c39487442caeb7b',
 };
 
@@ -61,8 +61,8 @@ describe.each(backends)('resharding > shard scripts ($name)', (backend) => {
       length: 4,
       entriesAdded: 4,
       groups: [
-        { name: 'g', pending: 1, lag: 2 },
-        { name: 'late', pending: 0, lag: 0 },
+        { name: 'g', pending: 1, lag: 2, lastDeliveredId: ids[1], entryAfterLastDelivered: true },
+        { name: 'late', pending: 0, lag: 0, lastDeliveredId: ids[3], entryAfterLastDelivered: false },
       ],
     });
     await redis.xdel(k, ids[3]!);

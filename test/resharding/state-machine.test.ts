@@ -161,8 +161,8 @@ describe('resharding > scale-in drain and retirement', () => {
     await d.sweep();
     expect(d.removed(2)).toMatchObject({ state: 'DRAINING', evidence: { checkedAt: d.now, drained: false } });
     expect(d.removed(2)!.evidence!.consumerGroups).toEqual([
-      { name: 'g1', pending: 1, lag: 2 },
-      { name: 'g2', pending: 0, lag: 0 },
+      { name: 'g1', pending: 1, lag: 2, lastDeliveredId: expect.any(String), entryAfterLastDelivered: true },
+      { name: 'g2', pending: 0, lag: 0, lastDeliveredId: expect.any(String), entryAfterLastDelivered: false },
     ]);
     expect(d.removed(2)!.reason).toContain('"g1": 1 pending');
   });

@@ -4,14 +4,15 @@
  * fails) or is refused by `NOMKSTREAM` after the delete. Same rules as `core/drain-evidence.ts`:
  * every consumer group on the key is one the coordinator manages (a key carrying anyone else's
  * group is never deleted), every group has nothing pending, and unless the stream is empty,
- * every group has lag exactly 0 (nil lag is not evidence), some group exists and every managed
- * group is there.
+ * no entry follows any group's last-delivered-id (an `XRANGE` from just after it finds nothing;
+ * `lag` is not consulted: it can be stale or nil while the IDs are exact), some group exists and
+ * every managed group is there.
  *
  * KEYS[1] shard stream key (only this key: it lives in another slot than the coordinator keys)
  * ARGV    names of the consumer groups the coordinator manages on the stream
  * Returns {1} deleted, {2} already absent, {-1, errorText} not a stream or a read failed
- * (nothing deleted), {0, length, entriesAdded|nil, nGroups, (name, pending|nil, lag|nil)...}
- * when the evidence did not hold (nothing deleted).
+ * (nothing deleted), {0, length, entriesAdded|nil, nGroups, (name, pending|nil, lag|nil,
+ * lastDeliveredId|nil, after 1|0|nil)...} when the evidence did not hold (nothing deleted).
  */
 import type { LuaScript } from './lua-script.js';
 import { READ_SHARD_LUA } from './shard-lua.js';
@@ -47,7 +48,7 @@ if r.length > 0 then
     drained = false
   end
   for _, g in ipairs(r.groups) do
-    if g.lag ~= 0 then
+    if g.after ~= 0 then
       drained = false
     end
   end
@@ -68,5 +69,5 @@ return { 1 }
 export const RETIRE_SHARD: LuaScript = {
   name: 'retire-shard',
   lua,
-  sha1: 'ab0f29891f1ab99ba8434834b96b49784957a306',
+  sha1: '00c6469fb8126a5042a9ee4b2cc7afecf8e40d4f',
 };

@@ -3,8 +3,7 @@
  * core values. Shared by every Store implementation; RESP2 arrays with nil elements for
  * unknown numbers.
  */
-import type { RetireOutcome, ShardReading } from '../../core/drain-evidence.js';
-import type { ConsumerGroupEvidence } from '../../core/model.js';
+import type { GroupReading, RetireOutcome, ShardReading } from '../../core/drain-evidence.js';
 import { integerOrNull, stringOrNull } from '../xinfo-reply.js';
 import type { LuaScript } from './lua-script.js';
 import { PROVISION_EXISTING } from './provision-existing.js';
@@ -14,19 +13,33 @@ import { SHARD_EVIDENCE } from './shard-evidence.js';
 /** The shard scripts (also in `SCRIPTS`, whose pin test covers them). */
 export const SHARD_SCRIPTS: readonly LuaScript[] = [SHARD_EVIDENCE, RETIRE_SHARD, PROVISION_EXISTING];
 
-/** `{length, entriesAdded|nil, nGroups, (name, pending|nil, lag|nil)...}` from `offset` → a stream reading. */
+/** Values per group in a shard script reply: name, pending, lag, last-delivered-id, entry-after flag. */
+const GROUP_STRIDE = 5;
+
+/** The reply's entry-after flag: 1 an entry follows, 0 none does, nil unknown. */
+function flagOrNull(v: unknown): boolean | null {
+  const n = integerOrNull(v);
+  return n === 1 ? true : n === 0 ? false : null;
+}
+
+/**
+ * `{length, entriesAdded|nil, nGroups, (name, pending|nil, lag|nil, lastDeliveredId|nil,
+ * after 1|0|nil)...}` from `offset` → a stream reading.
+ */
 function streamReading(reply: unknown[], offset: number): ShardReading {
   const length = integerOrNull(reply[offset]);
   const count = integerOrNull(reply[offset + 2]);
   if (length === null || count === null)
     return { kind: 'error', message: 'unexpected reply from a shard script' };
-  const groups: ConsumerGroupEvidence[] = [];
+  const groups: GroupReading[] = [];
   for (let i = 0; i < count; i++) {
-    const at = offset + 3 + i * 3;
+    const at = offset + 3 + i * GROUP_STRIDE;
     groups.push({
       name: stringOrNull(reply[at]) ?? '',
       pending: integerOrNull(reply[at + 1]),
       lag: integerOrNull(reply[at + 2]),
+      lastDeliveredId: stringOrNull(reply[at + 3]),
+      entryAfterLastDelivered: flagOrNull(reply[at + 4]),
     });
   }
   return { kind: 'stream', length, entriesAdded: integerOrNull(reply[offset + 1]), groups };

@@ -3,7 +3,8 @@
  *
  * KEYS[1] shard stream key (its own slot: no coordinator key may be passed)
  * Returns {0} when the key is absent, {-1, errorText} when it is not a stream or a read failed,
- * else {1, length, entriesAdded|nil, nGroups, (name, pending|nil, lag|nil)...}.
+ * else {1, length, entriesAdded|nil, nGroups, (name, pending|nil, lag|nil, lastDeliveredId|nil,
+ * after 1|0|nil)...} where `after` says whether an entry follows the group's last-delivered-id.
  */
 import type { LuaScript } from './lua-script.js';
 import { READ_SHARD_LUA } from './shard-lua.js';
@@ -19,9 +20,9 @@ end
 return encode(1, r)
 `;
 
-/** Reads what retirement decides on: length, entries-added and every group's pending and lag. */
+/** Reads what retirement decides on: length, entries-added, every group's pending, lag and position. */
 export const SHARD_EVIDENCE: LuaScript = {
   name: 'shard-evidence',
   lua,
-  sha1: 'a1f98b9719c68ccbdf348a692ef8a5fcf942f538',
+  sha1: '27bbbc46709cbbda9b3fe003738657e152b48352',
 };
