@@ -155,6 +155,11 @@ export const configSchema = z
      * redis-server; `false` refuses to start instead. Never used for an explicit URL. @default true
      */
     COORDINATOR_DEV_REDIS: bool.default(true),
+    /**
+     * Serve (readiness UP, a `warn` line) while Redis runs an `allkeys-*` maxmemory-policy, which
+     * may evict the coordinator's own keys; `false` answers readiness 503 instead. @default false
+     */
+    COORDINATOR_ALLOW_EVICTION: bool.default(false),
     /** Node: serve `GET /metrics` without credentials (it needs READ otherwise). @default false */
     COORDINATOR_METRICS_PUBLIC: bool.default(false),
     /**
@@ -236,6 +241,8 @@ export interface CoordinatorConfig {
   redisExplicit: boolean;
   /** COORDINATOR_DEV_REDIS: a private Redis may be started when no Redis is configured. */
   devRedis: boolean;
+  /** COORDINATOR_ALLOW_EVICTION: readiness stays UP under an `allkeys-*` maxmemory-policy. */
+  allowEviction: boolean;
   /** COORDINATOR_METRICS_PUBLIC: `/metrics` answers without credentials. */
   metricsPublic: boolean;
   /** COORDINATOR_METRICS_MAX_GROUPS: stream/group pairs labelled on `/actuator/prometheus`. */
@@ -299,6 +306,7 @@ export function parseConfig(env: Record<string, string | undefined>): Coordinato
     rateLimitPrincipalMutationsPerMinute: c.COORDINATOR_RATE_LIMIT_PRINCIPAL_MUTATIONS_PER_MINUTE,
     redisExplicit: c.REDIS_URL !== undefined || c.REDIS_CLUSTER_NODES.length > 0,
     devRedis: c.COORDINATOR_DEV_REDIS,
+    allowEviction: c.COORDINATOR_ALLOW_EVICTION,
     metricsPublic: c.COORDINATOR_METRICS_PUBLIC,
     metricsMaxGroups: c.COORDINATOR_METRICS_MAX_GROUPS,
     metricsLagRefreshMs: c.COORDINATOR_METRICS_LAG_REFRESH_MS,

@@ -2,10 +2,12 @@
  * Redis reachability as the health endpoints report it: one PING at a time, its result cached
  * (1 s for monitoring health, docs/protocol.md#monitoring-views; 250 ms for readiness, so an instance is ready again
  * within a second of Redis returning), and one log line per change of state, not per request.
+ * Readiness also refuses a Redis whose eviction policy may drop coordinator keys (`eviction-check.ts`).
  */
 import type { RedisCheck, RedisHealth } from '../coordinator-api.js';
 import type { PingOutcome, Store } from '../store/store.js';
 import type { Logger } from './context.js';
+import type { EvictionPolicyCheck } from './eviction-check.js';
 
 /** How old a PING result `/monitoring/health` accepts (docs/protocol.md#monitoring-views). */
 const HEALTH_CACHE_MS = 1000;
@@ -29,19 +31,32 @@ export class RedisHealthProbe {
     private readonly store: Pick<Store, 'ping' | 'pingOutcome'>,
     private readonly now: () => number,
     private readonly log: Logger = () => {},
+    /** Readiness's eviction-policy verdict; none = not checked. */
+    private readonly eviction: EvictionPolicyCheck | null = null,
   ) {}
 
-  /** The latest status, refreshed when older than `maxAgeMs`. */
+  /** The latest PING status, refreshed when older than `maxAgeMs` (the eviction policy plays no part). */
   async get(maxAgeMs = HEALTH_CACHE_MS): Promise<RedisHealth> {
-    return (await this.check(maxAgeMs)).status;
+    return (await this.pinged(maxAgeMs)).status;
   }
 
   /**
-   * The status and why it is DOWN, refreshed when older than `maxAgeMs`: callers wait for the
-   * one probe in flight (a Worker must: a promise its request does not wait for is dropped with
-   * the request). Stores answer a PING quickly while disconnected, so the wait is short.
+   * Readiness: the PING status and why it is DOWN, refreshed when older than `maxAgeMs`; a
+   * reachable Redis whose eviction policy is refused is DOWN with that reason.
    */
   async check(maxAgeMs = READINESS_CACHE_MS): Promise<RedisCheck> {
+    const pinged = await this.pinged(maxAgeMs);
+    if (pinged.status !== 'UP' || !this.eviction) return pinged;
+    const refusal = await this.eviction.refusal();
+    return refusal === null ? pinged : { status: 'DOWN', error: refusal };
+  }
+
+  /**
+   * The PING status, refreshed when older than `maxAgeMs`: callers wait for the one probe in
+   * flight (a Worker must: a promise its request does not wait for is dropped with the request).
+   * Stores answer a PING quickly while disconnected, so the wait is short.
+   */
+  private async pinged(maxAgeMs: number): Promise<RedisCheck> {
     const t = this.now();
     if (t - this.at < maxAgeMs) return this.value;
     if (!this.pending || t - this.pendingSince > STUCK_PROBE_MS) {
@@ -61,6 +76,7 @@ export class RedisHealthProbe {
   /** Waits for a probe in flight. */
   async idle(): Promise<void> {
     await this.pending;
+    await this.eviction?.idle();
   }
 
   private async outcome(): Promise<PingOutcome> {

@@ -26,6 +26,7 @@ import { LockBusyError } from '../store/critical-section.js';
 import * as admin from './admin.js';
 import type { CoordinatorDeps, Ctx } from './context.js';
 import { errorText } from './context.js';
+import { EvictionPolicyCheck } from './eviction-check.js';
 import { RedisHealthProbe } from './health.js';
 import { heartbeat } from './heartbeat.js';
 import * as resharding from './resharding.js';
@@ -70,7 +71,8 @@ export class Coordinator implements CoordinatorApi {
       monotonic: deps.monotonic ?? (() => performance.now()),
       onLock: (attempt) => emit({ type: 'lock', ...attempt }),
     };
-    this.health = new RedisHealthProbe(store, now, this.ctx.log);
+    const eviction = new EvictionPolicyCheck(store, deps.config.allowEviction, now, this.ctx.log);
+    this.health = new RedisHealthProbe(store, now, this.ctx.log, eviction);
   }
 
   /** Releases nothing today but a health probe in flight; kept so adapters can shut every component down uniformly. */

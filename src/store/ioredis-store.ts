@@ -7,6 +7,7 @@ import { Cluster, Redis } from 'ioredis';
 import { CoordinatorError, isCoordinatorError } from '../core/errors.js';
 import { ioredisScriptRunner } from './ioredis-script.js';
 import { streamsIndexKey, tokenSecretKey } from './keys.js';
+import { readMaxmemoryPolicy } from './maxmemory-policy.js';
 import { runScript, type ScriptRunner } from './run-script.js';
 import { ScriptStore } from './script-store.js';
 import type { ScriptCall } from './scripts/commit-args.js';
@@ -227,6 +228,13 @@ export class IoredisStore extends ScriptStore implements Store, Required<ShardOp
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  evictionPolicy(): Promise<string | null> {
+    const client = this.client;
+    return this.call(() =>
+      readMaxmemoryPolicy(client instanceof Cluster ? client.nodes('master') : [client]),
+    );
   }
 
   async close(): Promise<void> {

@@ -285,6 +285,11 @@ export interface Store extends StreamOps, Partial<ShardOps> {
   ping(): Promise<boolean>;
   /** PING with a short timeout, saying why it failed (health details). @default from `ping()` */
   pingOutcome?(): Promise<PingOutcome>;
+  /**
+   * Redis' `maxmemory-policy` as `INFO memory` reports it (on a Cluster the riskiest of its
+   * masters); null when the reply does not say. Throws when INFO is refused. @default not readable
+   */
+  evictionPolicy?(): Promise<string | null>;
   /** Closes connections the store owns. */
   close(): Promise<void>;
 }

@@ -1,7 +1,8 @@
 /**
  * Public health and build info (docs/protocol.md#actuator), Spring Boot style: liveness says the process
  * serves; readiness (and `/actuator/health`) says this instance should get traffic: Redis
- * answers with our credentials and the instance is not terminating. Compose init containers
+ * answers with our credentials, its eviction policy cannot drop our keys (docs/running-redis.md#eviction-policy),
+ * and the instance is not terminating. Compose init containers
  * poll `/actuator/info`.
  */
 import { type Context, Hono } from 'hono';
@@ -43,7 +44,7 @@ export function actuatorRoutes(deps: ResolvedDeps): Hono<AppEnv> {
   return app;
 }
 
-/** Readiness: Redis answers our PING and the instance is not terminating. */
+/** Readiness: Redis answers our PING, evicts none of our keys, and the instance is not terminating. */
 async function readiness(deps: ResolvedDeps): Promise<ActuatorHealth> {
   const redis = redisComponent(await redisCheck(deps));
   const lifecycle: HealthComponent = deps.terminating()

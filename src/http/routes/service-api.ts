@@ -10,7 +10,9 @@ import { apiRoute } from '../api-route.js';
 const BASE = '/coord/v1';
 
 const READINESS =
-  'UP (200) when Redis answers a PING with the configured credentials (result cached 250 ms) and the ' +
+  'UP (200) when Redis answers a PING with the configured credentials (result cached 250 ms), its ' +
+  '`maxmemory-policy` cannot evict coordinator keys (no `allkeys-*` policy unless ' +
+  'COORDINATOR_ALLOW_EVICTION=true; read from `INFO memory` at most every 30 s) and the ' +
   'instance is not terminating (Node: after SIGTERM, while draining). Otherwise **503** with the same ' +
   'body and `status` `DOWN`; the component that is DOWN says why, e.g. ' +
   '`{"status":"DOWN","components":{"redis":{"status":"DOWN","details":{"error":"credentials refused"}},' +
