@@ -30,8 +30,9 @@ import {
 import { toRedisCommandError } from './redis-adapter.js';
 
 /**
- * How long a claimed token refuses claims with a lower epoch, ms. Only an escape hatch: a
- * deleted and recreated group starts its epochs at 1 again and could not claim before then.
+ * How long a claimed token refuses claims with a lower epoch, ms, counted on Redis' clock. Only an
+ * escape hatch: a deleted and recreated group starts its epochs at 1 again and could not claim
+ * before then (a deleted stream or retired shard takes its tokens with it).
  */
 export const OWNER_CLAIM_PROTECT_MS = 10 * 60_000;
 
@@ -50,7 +51,6 @@ export class FencedRedis extends ConsumerRedis {
   constructor(
     private readonly base: ConsumerRedis,
     readonly fence: Fence,
-    private readonly now: () => number = Date.now,
   ) {
     super(base.client, base.group);
     this.fenceArgs = [base.group, String(fence.epoch), fence.memberId];
@@ -62,10 +62,12 @@ export class FencedRedis extends ConsumerRedis {
     return this.base.supportsAckDel();
   }
 
-  /** Claims the shard's token; throws `OwnershipLostError` when a higher epoch holds it. */
+  /**
+   * Claims the shard's token; throws `OwnershipLostError` when a higher epoch holds it. The script
+   * compares and writes the protection on Redis' clock: this process's clock plays no part.
+   */
   async claimOwnership(key: string): Promise<void> {
-    const now = this.now();
-    const args = [...this.fenceArgs, String(now), String(now + OWNER_CLAIM_PROTECT_MS)];
+    const args = [...this.fenceArgs, String(OWNER_CLAIM_PROTECT_MS)];
     const reply = (await this.script(OWNER_CLAIM, `claim ${key}`, [ownerKey(key)], args)) as unknown[];
     if (Number(reply[0]) !== 1) throw new OwnershipLostError(key, 'claim', tokenHolder(reply[1]));
   }
@@ -186,12 +188,14 @@ export class FencedRedis extends ConsumerRedis {
 const CLAIM_RETRY_MS = 500;
 
 /** The commands a reader of a granted shard uses: fenced by the grant (`fencedAcks`), or plain. */
-export function shardRedis(
-  c: { options: { fencedAcks: boolean }; redis: ConsumerRedis; memberId: string; grantEpoch: number },
-  now: () => number,
-): ConsumerRedis {
+export function shardRedis(c: {
+  options: { fencedAcks: boolean };
+  redis: ConsumerRedis;
+  memberId: string;
+  grantEpoch: number;
+}): ConsumerRedis {
   if (!c.options.fencedAcks) return c.redis;
-  return new FencedRedis(c.redis, { epoch: c.grantEpoch, memberId: c.memberId }, now);
+  return new FencedRedis(c.redis, { epoch: c.grantEpoch, memberId: c.memberId });
 }
 
 /** What claiming a shard before its first read needs from the read loop. */

@@ -102,7 +102,7 @@ export class ShardReader {
     this.key = `${ctx.options.streamPrefix}:${ctx.shard}`;
     this.startedAt = this.now();
     this.shardSlots = new FairSemaphore(ctx.options.maxInFlightPerShard);
-    this.redis = shardRedis(ctx, this.now);
+    this.redis = shardRedis(ctx);
     const redis = this.redis;
     this.acks = new AckBuffer(
       redis,

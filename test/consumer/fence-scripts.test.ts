@@ -1,7 +1,7 @@
 /**
  * The ownership-token scripts on real Redis through `FencedRedis`: a claim wins over a lower or
- * equal epoch and loses to a higher one (until that claim's protection lapses); only the
- * token's holder acks or releases; plain mode is plain XACK.
+ * equal epoch and loses to a higher one (until that claim's protection lapses on Redis' clock);
+ * only the token's holder acks or releases; plain mode is plain XACK.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { OwnershipLostError } from '../../src/client/consumer-errors.js';
@@ -14,6 +14,12 @@ const redis = standaloneClient();
 afterAll(async () => {
   await redis.quit();
 });
+
+/** Redis' own clock, ms (what the claim script reads). */
+async function redisNow(): Promise<number> {
+  const [s, us] = await redis.time();
+  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+}
 
 async function shard(): Promise<{ key: string; group: string; ids: string[] }> {
   const key = `${uniquePrefix('fence')}:0`;
@@ -55,12 +61,18 @@ describe('consumer > ownership token scripts', () => {
   it('lets a lower epoch claim once the higher claim has outlived its protection (a recreated group)', async () => {
     const { key } = await shard();
     const base = new ConsumerRedis(redis, 'g');
-    let now = 1_000_000;
-    await new FencedRedis(base, { epoch: 50, memberId: 'before' }, () => now).claimOwnership(key);
-    const after = new FencedRedis(base, { epoch: 2, memberId: 'after' }, () => now);
+    await new FencedRedis(base, { epoch: 50, memberId: 'before' }).claimOwnership(key);
+    const after = new FencedRedis(base, { epoch: 2, memberId: 'after' });
     await expect(after.claimOwnership(key)).rejects.toBeInstanceOf(OwnershipLostError);
-    now += OWNER_CLAIM_PROTECT_MS + 1;
+    // The protection is counted on Redis' clock: let it lapse there (as 10 minutes would).
+    const stored = (await redis.hget(ownerKey(key), 'g'))!;
+    await redis.hset(ownerKey(key), 'g', stored.replace(/^(\d+):\d+:/, `$1:${(await redisNow()) - 1}:`));
+    const before = await redisNow();
     await after.claimOwnership(key);
-    expect(await redis.hget(ownerKey(key), 'g')).toBe(`2:${now + OWNER_CLAIM_PROTECT_MS}:after`);
+    const at = await redisNow();
+    const [epoch, until, member] = (await redis.hget(ownerKey(key), 'g'))!.split(':');
+    expect([epoch, member]).toEqual(['2', 'after']);
+    expect(Number(until)).toBeGreaterThanOrEqual(before + OWNER_CLAIM_PROTECT_MS);
+    expect(Number(until)).toBeLessThanOrEqual(at + OWNER_CLAIM_PROTECT_MS);
   });
 });

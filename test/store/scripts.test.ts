@@ -35,7 +35,7 @@ const PINNED: Record<string, string> = {
   'delete-shard': '1135b58a636dc921086b402446f4dd9395f2fa31',
   'idempotent-publish': 'b0c9ac9bbced1fa467877a65bcfd7a5f16b89e6c',
   'idempotent-publish-batch': '6b9dc972a11894311e0cb95e528bf67b932f53a0',
-  'shard-owner-claim': '0e6a331c7a8a747ac036aa9ef5d448c8c6bc47fe',
+  'shard-owner-claim': '4fed50d356b74f548eadfaba13f64840049b8c98',
   'shard-owner-release': '3b0474e73ebfd7ca683b959c6f765396bc70d60c',
   'shard-fenced-command': '2ed11ea64b91b7d29c036e1ca432df5c966f7a13',
 };

@@ -4,7 +4,7 @@ import { FENCED_COMMAND, OWNER_CLAIM, OWNER_RELEASE, ownerKey, tokenHolder } fro
 
 // Changing a script changes its SHA: update the pin here and in the module together.
 const PINNED = {
-  'shard-owner-claim': '0e6a331c7a8a747ac036aa9ef5d448c8c6bc47fe',
+  'shard-owner-claim': '4fed50d356b74f548eadfaba13f64840049b8c98',
   'shard-owner-release': '3b0474e73ebfd7ca683b959c6f765396bc70d60c',
   'shard-fenced-command': '2ed11ea64b91b7d29c036e1ca432df5c966f7a13',
 };

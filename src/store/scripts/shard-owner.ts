@@ -5,9 +5,15 @@
  * `<epoch>:<claimedUntil ms>:<memberId>`; `epoch` is the assignment epoch of the heartbeat
  * answer that granted the shard (monotonic per group). `claimedUntil` only bounds how long a
  * higher epoch refuses claims (an escape hatch for a deleted and recreated group, whose epochs
- * start again at 1); checks ignore it.
+ * start again at 1); checks ignore it. It is read and written on Redis' clock (`TIME` inside the
+ * claim), never the member's: a member whose clock runs ahead would otherwise see a newer owner's
+ * protection as lapsed and take its token.
  *
- * OWNER_CLAIM — KEYS[1] = token key; ARGV = group, epoch, memberId, now ms, claimedUntil ms.
+ * The token hash lives exactly as long as its shard: deleting a stream or retiring a shard
+ * deletes it with the shard key (`delete-shard.ts`, `clear-shard-keys.ts`), so a re-created
+ * stream or a re-added shard never meets a dead incarnation's epochs.
+ *
+ * OWNER_CLAIM — KEYS[1] = token key; ARGV = group, epoch, memberId, protection ms.
  *   Returns {1} claimed, or {0, stored} when a higher epoch still holds it (the caller is stale).
  * OWNER_RELEASE — KEYS[1] = token key; ARGV = group, epoch, memberId.
  *   Deletes the field only if it is still the caller's; returns 1 deleted, 0 not its own.
@@ -18,14 +24,17 @@
  */
 import type { LuaScript } from './lua-script.js';
 
-const claimLua = `local v = redis.call('HGET', KEYS[1], ARGV[1])
+const claimLua = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local v = redis.call('HGET', KEYS[1], ARGV[1])
 if v then
   local e, u = string.match(v, '^(%d+):(%d+):')
-  if e and tonumber(e) > tonumber(ARGV[2]) and tonumber(u) > tonumber(ARGV[4]) then
+  if e and tonumber(e) > tonumber(ARGV[2]) and tonumber(u) > now then
     return {0, v}
   end
 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ':' .. ARGV[5] .. ':' .. ARGV[3])
+local untilMs = string.format('%d', now + tonumber(ARGV[4]))
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ':' .. untilMs .. ':' .. ARGV[3])
 return {1}
 `;
 
@@ -59,7 +68,7 @@ return redis.error_reply('ERR fenced command not allowed: ' .. c)
 export const OWNER_CLAIM: LuaScript = {
   name: 'shard-owner-claim',
   lua: claimLua,
-  sha1: '0e6a331c7a8a747ac036aa9ef5d448c8c6bc47fe',
+  sha1: '4fed50d356b74f548eadfaba13f64840049b8c98',
 };
 /** Deletes a shard's token if it is still the caller's. */
 export const OWNER_RELEASE: LuaScript = {
