@@ -6,7 +6,6 @@
  * by `maxAttempts` rounds. Batches are hot: one mutable object per record, no per-record closures.
  */
 
-import { idempotencyMarkerKey } from '../store/scripts/idempotent-publish.js';
 import { ClientError, RedisCommandError, RoutingUnavailableError, StreamMissingError } from './errors.js';
 import type { InDoubtShards } from './in-doubt.js';
 import type { EntryFields, ProducerRedis, ShardWrite, WriteOutcome } from './redis-adapter.js';
@@ -194,7 +193,7 @@ function toWrite(d: Delivery, ctx: DeliveryContext): ShardWrite {
   return {
     kind: 'idempotent',
     key,
-    markerKey: idempotencyMarkerKey(key, d.eventId),
+    eventId: d.eventId,
     ttlSeconds: ctx.idempotencyTtlSeconds,
     maxLen: ctx.maxLen,
     approx: ctx.approx,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LuaScript } from '../store/scripts/lua-script.js';
+import { RedisCommandError } from './errors.js';
 import { type PipelineLike, type PipelineReply, producerScripts } from './producer-scripts.js';
 import type { ShardCall, ShardWrite } from './redis-adapter.js';
 
@@ -9,7 +10,7 @@ const MANY: LuaScript = { name: 'many', lua: 'return 2', sha1: 'sha-many' };
 const idem = (key: string): ShardWrite => ({
   kind: 'idempotent',
   key,
-  markerKey: `{${key}}:idem:e`,
+  eventId: 'e',
   ttlSeconds: 5,
   maxLen: 10,
   approx: true,
@@ -23,8 +24,10 @@ const batched = (key: string): ShardCall => ({ writes: [idem(key), idem(key)], b
  * A fake client: records each pipeline's commands, and answers script calls by SHA with NOSCRIPT
  * while the script is not in the cache of their key (`caches`, one per key prefix before ':').
  */
-function fakeClient(opts: { failLoad?: boolean } = {}) {
+function fakeClient(opts: { failLoad?: boolean; incarnation?: string } = {}) {
   const sent: string[][] = [];
+  // The incarnation each script call was named with, in send order.
+  const named: string[] = [];
   const caches = new Map<string, Set<string>>();
   const cacheOf = (key: string) => key.split(':')[0]!;
   const cache = (key: string) =>
@@ -33,22 +36,30 @@ function fakeClient(opts: { failLoad?: boolean } = {}) {
     const cmds: string[] = [];
     const answers: Array<() => PipelineReply> = [];
     // The single script answers one reply, the batch script one per record (two here).
-    const run = (text: string) => (): PipelineReply => [null, text === MANY.lua ? [ADDED, ADDED] : ADDED];
+    // Named with another incarnation than the shard's (`opts.incarnation`): nothing written, that one answered.
+    const run = (text: string, inc: string) => (): PipelineReply => {
+      const one = opts.incarnation === undefined || inc === opts.incarnation ? ADDED : [4, opts.incarnation];
+      return [null, text === MANY.lua ? [one, one] : one];
+    };
     return {
       scriptLoad: (lua) => {
         cmds.push(`load ${lua}`);
         answers.push(() => [opts.failLoad ? new Error('ERR no') : null, 'sha']);
       },
-      evalsha: (sha1, keys) => {
+      evalsha: (sha1, keys, args) => {
         cmds.push(`evalsha ${sha1} ${keys[0]}`);
+        named.push(args[0]!);
         const text = sha1 === ONE.sha1 ? ONE.lua : MANY.lua;
         answers.push(() =>
-          cache(keys[0]!).has(text) ? run(text)() : [new Error('NOSCRIPT No matching script'), null],
+          cache(keys[0]!).has(text)
+            ? run(text, args[0]!)()
+            : [new Error('NOSCRIPT No matching script'), null],
         );
       },
-      eval: (lua, keys) => {
+      eval: (lua, keys, args) => {
         cmds.push(`eval ${keys[0]}`);
-        answers.push(run(lua));
+        named.push(args[0]!);
+        answers.push(run(lua, args[0]!));
       },
       xadd: (w) => {
         cmds.push(`xadd ${w.key}`);
@@ -74,7 +85,7 @@ function fakeClient(opts: { failLoad?: boolean } = {}) {
     idempotent: ONE,
     batch: MANY,
   });
-  return { scripts, sent, caches };
+  return { scripts, sent, caches, named };
 }
 
 describe('producer scripts > pipelines', () => {
@@ -122,5 +133,60 @@ describe('producer scripts > pipelines', () => {
       ['load return 1', 'evalsha sha-one a:0'],
       ['eval a:0'],
     ]);
+  });
+});
+
+describe('producer scripts > shard incarnations', () => {
+  it('sends a call named with an unknown incarnation again with the one the shard answered, and keeps it', async () => {
+    const { scripts, sent, named } = fakeClient({ incarnation: 'i1' });
+    const out = await scripts.pipeline([batched('a:0'), single('a:1')]);
+    expect(out).toEqual([
+      [
+        { status: 'added', entryId: '1-0' },
+        { status: 'added', entryId: '1-0' },
+      ],
+      [{ status: 'added', entryId: '1-0' }],
+    ]);
+    await scripts.pipeline([single('a:1')]);
+    expect(sent).toEqual([
+      ['load return 2', 'load return 1', 'evalsha sha-many a:0', 'evalsha sha-one a:1'],
+      ['evalsha sha-many a:0', 'evalsha sha-one a:1'],
+      ['evalsha sha-one a:1'],
+    ]);
+    expect(named).toEqual(['', '', 'i1', 'i1', 'i1']);
+  });
+
+  it('names a single publish after the answered incarnation, and gives up, writing nothing, while it keeps changing', async () => {
+    const calls: Array<{ keys: string[]; args: string[] }> = [];
+    let next = 0;
+    const make = (answer: (inc: string) => unknown) =>
+      producerScripts({
+        scripts: {
+          evalsha: async (_sha, keys, args) => {
+            calls.push({ keys, args });
+            return answer(args[0]!);
+          },
+          eval: async () => null,
+        },
+        pipeline: () => {
+          throw new Error('not used');
+        },
+        cacheOf: () => '',
+        replyErrors: ['Error'],
+        idempotent: ONE,
+        batch: MANY,
+      });
+    const write = { key: 'o:3', eventId: 'e', ttlSeconds: 5, maxLen: 10, approx: true, fields: { f: 'v' } };
+    const steady = make((inc) => (inc === 'i1' ? [2, '5-0'] : [4, 'i1']));
+    expect(await steady.evalIdempotent(write)).toEqual({ status: 'added', entryId: '5-0' });
+    expect(calls.map((c) => c.keys[2])).toEqual(['{o:3}:idem::e', '{o:3}:idem:i1:e']);
+    expect(calls.map((c) => c.keys[1])).toEqual(['{o:3}:incarnation', '{o:3}:incarnation']);
+
+    calls.length = 0;
+    const churning = make(() => [4, `i${++next}`]);
+    const err = await churning.evalIdempotent(write).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RedisCommandError);
+    expect(err).toMatchObject({ retriable: true, inDoubt: false });
+    expect(calls).toHaveLength(3);
   });
 });

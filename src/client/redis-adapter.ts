@@ -9,7 +9,7 @@ import {
   decodeBatchReply,
   idempotentBatchCall,
 } from '../store/scripts/idempotent-batch.js';
-import type { IdempotentReply } from '../store/scripts/idempotent-publish.js';
+import type { IdempotentReply, StaleIncarnation } from '../store/scripts/idempotent-publish.js';
 import { RedisCommandError } from './errors.js';
 
 /** Fields of one stream entry (written in `Object.entries` order). */
@@ -24,11 +24,11 @@ export interface XaddWrite {
   fields: EntryFields;
 }
 
-/** One run of the idempotent-publish script on `key` and its marker. */
+/** One run of the idempotent-publish script on `key` and the marker of `eventId` there. */
 export interface IdempotentWrite {
   kind: 'idempotent';
   key: string;
-  markerKey: string;
+  eventId: string;
   ttlSeconds: number;
   maxLen: number;
   approx: boolean;
@@ -79,17 +79,23 @@ export function planCalls(groups: readonly (readonly ShardWrite[])[]): ShardCall
   return calls;
 }
 
-/** KEYS and ARGV of the batch-script call for `writes` (one shard; limits shared by all). */
-export function batchCallOf(writes: readonly ShardWrite[]): { keys: string[]; args: string[] } {
+/**
+ * KEYS and ARGV of the batch-script call for `writes` (one shard; limits shared by all), the
+ * markers named with the shard's `incarnation` ('' when not known yet).
+ */
+export function batchCallOf(
+  writes: readonly ShardWrite[],
+  incarnation: string,
+): { keys: string[]; args: string[] } {
   const first = writes[0]!;
   let ttlSeconds = 1;
   const records: BatchRecord[] = new Array(writes.length);
   for (let i = 0; i < writes.length; i++) {
     const w = writes[i]!;
     if (w.kind === 'idempotent') ttlSeconds = w.ttlSeconds;
-    records[i] = { markerKey: w.kind === 'idempotent' ? w.markerKey : undefined, fields: w.fields };
+    records[i] = { eventId: w.kind === 'idempotent' ? w.eventId : undefined, fields: w.fields };
   }
-  return idempotentBatchCall(first.key, ttlSeconds, first.maxLen, first.approx, records);
+  return idempotentBatchCall(first.key, incarnation, ttlSeconds, first.maxLen, first.approx, records);
 }
 
 /** What a write is, for error messages. */
@@ -97,18 +103,32 @@ export function describeWrite(w: ShardWrite): string {
   return `${w.kind === 'xadd' ? 'XADD' : 'idempotent publish to'} ${w.key}`;
 }
 
-/** Per-write outcomes of a batch-script reply; a refused record's error is named like the client's error replies. */
+/**
+ * Per-write outcomes of a batch-script reply (a refused record's error is named like the client's
+ * error replies), or the shard's incarnation when the call was named with another one (then
+ * nothing was written).
+ */
 export function batchOutcomes(
   raw: unknown,
   writes: readonly ShardWrite[],
   replyErrorName: string,
-): WriteOutcome[] {
-  return decodeBatchReply(raw, writes.length).map((r, i): WriteOutcome => {
-    if (r.status !== 'refused') return r;
+): WriteOutcome[] | StaleIncarnation {
+  const replies = decodeBatchReply(raw, writes.length);
+  const outcomes: WriteOutcome[] = new Array(replies.length);
+  for (let i = 0; i < replies.length; i++) {
+    const r = replies[i]!;
+    // The script answers this for every record, having written none.
+    if (r.status === 'stale') return r;
+    if (r.status !== 'refused') {
+      outcomes[i] = r;
+      continue;
+    }
     const err = new Error(r.text);
     err.name = replyErrorName;
-    return { status: 'error', error: toRedisCommandError(err, describeWrite(writes[i]!), [replyErrorName]) };
-  });
+    const error = toRedisCommandError(err, describeWrite(writes[i]!), [replyErrorName]);
+    outcomes[i] = { status: 'error', error };
+  }
+  return outcomes;
 }
 
 /** Arguments after the key of a producer XADD. */

@@ -55,7 +55,7 @@ describe('upstash adapter > argument encoding', () => {
     expect(sent[0]!.body).toEqual(['XADD', 'k', 'NOMKSTREAM', 'MAXLEN', '=', 7, '*', 'a', 'b']);
   });
 
-  it('sends EVALSHA with both keys and string arguments, then EVAL on NOSCRIPT', async () => {
+  it('sends EVALSHA with the shard, incarnation and marker keys and string arguments, then EVAL on NOSCRIPT', async () => {
     const { client, sent } = recordingClient((body) =>
       (body as string[])[0] === 'evalsha'
         ? { error: 'NOSCRIPT No matching script. Please use EVAL.' }
@@ -63,7 +63,7 @@ describe('upstash adapter > argument encoding', () => {
     );
     const reply = await upstashAdapter(client).evalIdempotent({
       key: 'orders:2',
-      markerKey: '{orders:2}:idem:e1',
+      eventId: 'e1',
       ttlSeconds: 60,
       maxLen: 100,
       approx: true,
@@ -71,7 +71,9 @@ describe('upstash adapter > argument encoding', () => {
     });
     expect(reply).toEqual({ status: 'added', entryId: '9-0' });
     // Counts travel as JSON numbers (the REST API stringifies them); the script's ARGV are strings.
-    const tail = [2, 'orders:2', '{orders:2}:idem:e1', '60', '100', '~', 'a', '1'];
+    // The shard's incarnation is not known yet: the marker is named with '' (the script would answer it).
+    const keys = ['orders:2', '{orders:2}:incarnation', '{orders:2}:idem::e1'];
+    const tail = [3, ...keys, '', '60', '100', '~', 'a', '1'];
     expect(sent.map((s) => s.body)).toEqual([
       ['evalsha', IDEMPOTENT_PUBLISH.sha1, ...tail],
       ['eval', IDEMPOTENT_PUBLISH.lua, ...tail],
@@ -106,11 +108,11 @@ describe('upstash adapter > argument encoding', () => {
       // Several writes with an eventId on one shard: one batch-script call.
       [
         { kind: 'xadd', ...write },
-        { kind: 'idempotent', ...write, markerKey: '{orders:0}:idem:e', ttlSeconds: 5 },
+        { kind: 'idempotent', ...write, eventId: 'e', ttlSeconds: 5 },
         { kind: 'xadd', ...write },
       ],
       // A lone idempotent write and a lone plain one: single commands.
-      [{ kind: 'idempotent', ...one, markerKey: '{orders:1}:idem:e', ttlSeconds: 5 }],
+      [{ kind: 'idempotent', ...one, eventId: 'e', ttlSeconds: 5 }],
       [{ kind: 'xadd', ...write, key: 'orders:2' }],
     ])) as unknown[][];
     expect(out[0]![0]).toEqual({ status: 'added', entryId: '1-0' });
@@ -126,14 +128,16 @@ describe('upstash adapter > argument encoding', () => {
       ),
     );
     expect((sent[1]!.body as string[][]).map((c) => c[0])).toEqual(['eval']);
-    // The batch call: KEYS = shard + the one marker; per record: marker position, field count, fields.
+    // The batch call: KEYS = shard + its incarnation + the one marker; ARGV = the incarnation the
+    // marker is named with, limits, then per record: marker position, field count, fields.
     expect((sent[1]!.body as unknown[][])[0]).toEqual([
       'eval',
       IDEMPOTENT_BATCH.lua,
-      2,
+      3,
       'orders:0',
-      '{orders:0}:idem:e',
-      ...['5', '10', '~', '0', '2', 'f', 'v', '2', '2', 'f', 'v', '0', '2', 'f', 'v'],
+      '{orders:0}:incarnation',
+      '{orders:0}:idem::e',
+      ...['', '5', '10', '~', '0', '2', 'f', 'v', '3', '2', 'f', 'v', '0', '2', 'f', 'v'],
     ]);
   });
 

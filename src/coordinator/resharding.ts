@@ -28,6 +28,7 @@ import { type Decision, runCritical } from '../store/critical-section.js';
 import { shardKey } from '../store/keys.js';
 import { audit, checkNames, groupNotFound, inBatches, readGroup } from './admin.js';
 import { type Ctx, criticalOptions, errorText } from './context.js';
+import { retireShardClean } from './shard-cleanup.js';
 import { refuseExistingShardKeys, refuseForeignShardKeys, unownedNewShards } from './shard-keys.js';
 import { assignGroups, bumpedGroups, streamChange } from './stream-plans.js';
 import { maintainStream } from './sweep.js';
@@ -302,11 +303,9 @@ export async function advanceStream(
 async function gatherIo(ctx: Ctx, prefix: string, stream: StreamDoc, now: number): Promise<ReshardIo> {
   const needs = ioNeeded(stream, now, ctx.protocol.heartbeatIntervalMs);
   if (needs.readings.length === 0 && needs.retirements.length === 0) return {};
-  const store = ctx.store;
+  // The retirement also clears the shard's fenced-ack tokens and idempotency incarnation.
   const retire = (shard: number): Promise<RetireOutcome> =>
-    store.retireShard
-      ? store.retireShard(shardKey(prefix, shard), stream.groups)
-      : Promise.resolve({ kind: 'error', message: 'this store cannot retire shards' });
+    retireShardClean(ctx.store, shardKey(prefix, shard), stream.groups);
   const [readings, outcomes] = await Promise.all([
     readShards(ctx, prefix, needs.readings),
     Promise.all(needs.retirements.map(retire)),

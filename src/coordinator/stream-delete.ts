@@ -9,6 +9,13 @@
  * late XADD keeps it). With `force` the shard keys go whatever they hold. A key that is not a
  * stream is never touched, and with provisioning off the operator owns the keys: none is deleted.
  *
+ * Each shard key goes with what is kept beside it in its slot: the fenced-ack tokens and the
+ * idempotency incarnation (in the same script when forced, right after the retire script
+ * otherwise). A stream created again under the same name then meets no token epoch of the old
+ * one, and the old markers are named after an incarnation nothing asks for any more (they expire
+ * with their TTL). With provisioning off only the tokens go: the shard streams stay, and the
+ * markers still describe records they hold.
+ *
  * Keys are deleted before the metadata, under the stream's mutex: a failure part-way leaves the
  * stream in place with fewer keys, and the same request again finishes the job.
  */
@@ -22,6 +29,7 @@ import { shardKey } from '../store/keys.js';
 import type { ShardDeletion, StreamSnapshot } from '../store/store.js';
 import { audit, checkPrefix, inBatches } from './admin.js';
 import { type Ctx, criticalOptions } from './context.js';
+import { retireShardClean } from './shard-cleanup.js';
 
 /** Keys named in a refusal at most. */
 const NAMED = 5;
@@ -81,13 +89,21 @@ async function deleteShardKeys(
   force: boolean,
 ): Promise<Pick<StreamDeletion, 'deletedShardKeys' | 'keptShardKeys'>> {
   const keys = consumableShards(stream).map((i) => shardKey(stream.streamPrefix, i));
+  const store = ctx.store;
   if (!ctx.config.provisioning) {
+    // The keys stay, but their fenced-ack tokens carry epochs of groups that are going away.
+    const clear = store.clearShardKeys?.bind(store);
+    if (clear) {
+      await inBatches(
+        keys.map((key) => () => clear(key, true)),
+        DELETE_CONCURRENCY,
+      );
+    }
     const reason = 'provisioning is off (COORDINATOR_PROVISIONING=false): the operator owns the shard keys';
     return { deletedShardKeys: [], keptShardKeys: keys.map((streamKey) => ({ streamKey, reason })) };
   }
-  const retire = ctx.store.retireShard?.bind(ctx.store);
-  const remove = ctx.store.deleteShard?.bind(ctx.store);
-  if (!retire || !remove)
+  const remove = store.deleteShard?.bind(store);
+  if (!store.retireShard || !store.clearShardKeys || !remove)
     throw new CoordinatorError('REDIS_NOT_CONFIGURED', 'this store cannot delete shard keys');
   // One script per key, a bounded number at once; outcomes kept in shard order.
   const outcomes = new Array<KeyOutcome>(keys.length);
@@ -95,7 +111,7 @@ async function deleteShardKeys(
     keys.map((key, i) => async () => {
       outcomes[i] = force
         ? forced(key, await remove(key))
-        : retired(key, await retire(key, stream.groups), stream.groups);
+        : retired(key, await retireShardClean(store, key, stream.groups), stream.groups);
     }),
     DELETE_CONCURRENCY,
   );

@@ -7,6 +7,7 @@ import type { RetireOutcome, ShardReading } from '../core/drain-evidence.js';
 import { CoordinatorError } from '../core/errors.js';
 import { groupKeys, streamKeys, streamsIndexKey } from './keys.js';
 import { ACQUIRE_LOCK } from './scripts/acquire-lock.js';
+import { CLEAR_SHARD_KEYS, clearShardKeysCall, shardSideKeys } from './scripts/clear-shard-keys.js';
 import { COMMIT } from './scripts/commit.js';
 import { decodeCommitReply, encodeCommit, type ScriptCall } from './scripts/commit-args.js';
 import { DELETE_SHARD } from './scripts/delete-shard.js';
@@ -189,12 +190,19 @@ export abstract class ScriptStore {
     }
   }
 
-  /** Deletes the shard key whatever it holds, if it is a stream (a forced stream delete). */
+  /** Deletes the shard key whatever it holds, if it is a stream (a forced stream delete), and its side keys. */
   async deleteShard(streamKey: string): Promise<ShardDeletion> {
-    const reply = Number(await this.script(DELETE_SHARD, { keys: [streamKey], args: [] }));
+    const keys = [streamKey, ...shardSideKeys(streamKey)];
+    const reply = Number(await this.script(DELETE_SHARD, { keys, args: [] }));
     if (reply === 1) return 'deleted';
     if (reply === 2) return 'absent';
     return 'not-a-stream';
+  }
+
+  /** Deletes the keys kept beside a shard whose stream key is gone (`streamKept`: its tokens only); false while the key exists. */
+  async clearShardKeys(streamKey: string, streamKept = false): Promise<boolean> {
+    const reply = await this.script(CLEAR_SHARD_KEYS, clearShardKeysCall(streamKey, streamKept));
+    return Number(reply) === 1;
   }
 }
 

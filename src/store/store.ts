@@ -218,9 +218,18 @@ export interface ShardOps {
   retireShard(streamKey: string, managedGroups: readonly string[]): Promise<RetireOutcome>;
   /**
    * Deletes `streamKey` whatever it holds, but only if it is a stream (a key of another type is
-   * not a shard this coordinator made). Throws a CoordinatorError when Redis cannot be reached.
+   * not a shard this coordinator made), and the keys kept beside it (as `clearShardKeys`) in the
+   * same script. Throws a CoordinatorError when Redis cannot be reached.
    */
   deleteShard(streamKey: string): Promise<ShardDeletion>;
+  /**
+   * Deletes the keys kept beside `streamKey` in its slot (fenced-ack tokens, idempotency
+   * incarnation) once the stream key is gone, so a re-created stream or a re-added shard starts
+   * clean; run after every retirement. False, and nothing done, while the stream key exists.
+   * With `streamKept` (a stream deleted while the operator keeps its shard keys) only the tokens
+   * go, whether or not the key exists. Throws a CoordinatorError when Redis cannot be reached.
+   */
+  clearShardKeys(streamKey: string, streamKept?: boolean): Promise<boolean>;
 }
 
 /** What `deleteShard` did. */

@@ -9,6 +9,7 @@ import { createProducer, type Producer, type ProducerOptions } from '../../src/c
 import type { ProducerRedis } from '../../src/client/redis-adapter.js';
 import type { FetchLike } from '../../src/client/transport.js';
 import { createApp } from '../../src/http/app.js';
+import { idempotencyMarkerKey, incarnationKey } from '../../src/store/scripts/idempotent-publish.js';
 import type { Stack } from '../support/stack.js';
 
 /** Creates `prefix` with `shards` shards on the stack's coordinator (shard streams provisioned). */
@@ -45,6 +46,16 @@ export async function readShard(
     for (let i = 0; i < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
     return [id, fields];
   });
+}
+
+/**
+ * The marker key of `eventId` on shard `key`, named after the shard's current incarnation (the
+ * test fails when the shard has none yet: no idempotent publish reached it).
+ */
+export async function markerKey(redis: Redis | Cluster, key: string, eventId: string): Promise<string> {
+  const incarnation = await redis.get(incarnationKey(key));
+  expect(incarnation, `incarnation of ${key}`).not.toBeNull();
+  return idempotencyMarkerKey(key, eventId, incarnation!);
 }
 
 /** Total entries over shards `0..n-1` of `prefix`. */

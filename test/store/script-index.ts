@@ -4,6 +4,7 @@
  * walks, and which it checks against the modules on disk.
  */
 import { ACQUIRE_LOCK } from '../../src/store/scripts/acquire-lock.js';
+import { CLEAR_SHARD_KEYS } from '../../src/store/scripts/clear-shard-keys.js';
 import { COMMIT } from '../../src/store/scripts/commit.js';
 import { DELETE_SHARD } from '../../src/store/scripts/delete-shard.js';
 import { ASSIGNMENT_READ, DUE_READ, MEMBERS_READ } from '../../src/store/scripts/group-reads.js';
@@ -44,6 +45,7 @@ export const SCRIPTS = {
   'shard-evidence': SHARD_EVIDENCE,
   'retire-shard': RETIRE_SHARD,
   'delete-shard': DELETE_SHARD,
+  'clear-shard-keys': CLEAR_SHARD_KEYS,
   'idempotent-publish': IDEMPOTENT_PUBLISH,
   'idempotent-publish-batch': IDEMPOTENT_BATCH,
   'shard-owner-claim': OWNER_CLAIM,

@@ -4,23 +4,42 @@
  * are checked against and then set their marker; plain records are appended as they are. Each
  * XADD and SET runs under `pcall`, so a refused record is reported on its own (nothing written
  * for it) and never leaves the ones before it in doubt — the same outcomes a pipeline of single
- * commands has.
+ * commands has. Markers live in the shard's incarnation, as for a single publish
+ * (`idempotent-publish.ts`): a call named with another incarnation writes nothing and answers
+ * the current one for every record.
  *
  * KEYS[1]    = shard stream key                      `orders:3`
- * KEYS[2..]  = marker keys of the records with an eventId, in order (same Cluster slot)
- * ARGV[1]    = marker TTL in seconds
- * ARGV[2]    = MAXLEN threshold
- * ARGV[3]    = `~` (approximate) or `=` (exact) trimming
- * ARGV[4..]  = per record: marker position in KEYS (0 = none), field count × 2, field, value, …
+ * KEYS[2]    = incarnation key                       `{orders:3}:incarnation`
+ * KEYS[3..]  = marker keys of the records with an eventId, in order (same Cluster slot)
+ * ARGV[1]    = the incarnation the marker keys were named with ('' when not known yet)
+ * ARGV[2]    = marker TTL in seconds
+ * ARGV[3]    = MAXLEN threshold
+ * ARGV[4]    = `~` (approximate) or `=` (exact) trimming
+ * ARGV[5..]  = per record: marker position in KEYS (0 = none), field count × 2, field, value, …
  * Returns one reply per record: {1, id} repeat (the first entry id), {2, id} added, {0} stream
- * key missing, {3, error} refused.
+ * key missing, {3, error} refused, {4, incarnation} named with another incarnation.
  */
 
-import type { IdempotentReply } from './idempotent-publish.js';
+import {
+  type IdempotentReply,
+  INCARNATION_LUA,
+  idempotencyMarkerKey,
+  incarnationKey,
+  replyText,
+  type StaleIncarnation,
+} from './idempotent-publish.js';
 import type { LuaScript } from './lua-script.js';
 
-const lua = `local out = {}
-local a = 4
+const lua = `${INCARNATION_LUA}local out = {}
+local a = 5
+if inc ~= ARGV[1] then
+  local reply = inc and {4, inc} or {0}
+  while a <= #ARGV do
+    out[#out + 1] = reply
+    a = a + 2 + tonumber(ARGV[a + 1])
+  end
+  return out
+end
 while a <= #ARGV do
   local m = tonumber(ARGV[a])
   local n = tonumber(ARGV[a + 1])
@@ -35,14 +54,15 @@ while a <= #ARGV do
   elseif first then
     reply = {1, first}
   else
-    local id = redis.pcall('XADD', KEYS[1], 'NOMKSTREAM', 'MAXLEN', ARGV[3], ARGV[2], '*', unpack(ARGV, a, a + n - 1))
+    local id = redis.pcall('XADD', KEYS[1], 'NOMKSTREAM', 'MAXLEN', ARGV[4], ARGV[3], '*', unpack(ARGV, a, a + n - 1))
     if type(id) == 'table' and id.err then
       reply = {3, id.err}
     elseif not id then
+      redis.call('DEL', KEYS[2])
       reply = {0}
     else
       if m > 0 then
-        redis.pcall('SET', KEYS[m], id, 'EX', ARGV[1])
+        redis.pcall('SET', KEYS[m], id, 'EX', ARGV[2])
       end
       reply = {2, id}
     end
@@ -57,29 +77,30 @@ return out
 export const IDEMPOTENT_BATCH: LuaScript = {
   name: 'idempotent-publish-batch',
   lua,
-  sha1: '6b9dc972a11894311e0cb95e528bf67b932f53a0',
+  sha1: '8ea77d438123f06d41e1532df145a677f1b65b4c',
 };
 
-/** One record of a batch: its fields, and its marker key when it has an `eventId`. */
+/** One record of a batch: its fields, and its `eventId` when it has one. */
 export interface BatchRecord {
-  markerKey?: string | undefined;
+  eventId?: string | undefined;
   fields: Readonly<Record<string, string>>;
 }
 
-/** KEYS and ARGV of one batch call on `key`. */
+/** KEYS and ARGV of one batch call on `key`, its markers named with `incarnation`. */
 export function idempotentBatchCall(
   key: string,
+  incarnation: string,
   ttlSeconds: number,
   maxLen: number,
   approx: boolean,
   records: readonly BatchRecord[],
 ): { keys: string[]; args: string[] } {
-  const keys = [key];
-  const args = [String(ttlSeconds), String(maxLen), approx ? '~' : '='];
+  const keys = [key, incarnationKey(key)];
+  const args = [incarnation, String(ttlSeconds), String(maxLen), approx ? '~' : '='];
   for (const r of records) {
     let marker = 0;
-    if (r.markerKey !== undefined) {
-      keys.push(r.markerKey);
+    if (r.eventId !== undefined) {
+      keys.push(idempotencyMarkerKey(key, r.eventId, incarnation));
       marker = keys.length;
     }
     const at = args.length;
@@ -91,13 +112,7 @@ export function idempotentBatchCall(
 }
 
 /** One record's reply: what the single-record script would say, or the error text of a refusal. */
-export type BatchReply = IdempotentReply | { status: 'refused'; text: string };
-
-function text(v: unknown): string | undefined {
-  if (typeof v === 'string') return v;
-  if (v instanceof Uint8Array) return new TextDecoder().decode(v);
-  return undefined;
-}
+export type BatchReply = IdempotentReply | StaleIncarnation | { status: 'refused'; text: string };
 
 /** Decodes the script's reply for `count` records (RESP2 or RESP3, ioredis or @upstash/redis). */
 export function decodeBatchReply(raw: unknown, count: number): BatchReply[] {
@@ -107,11 +122,12 @@ export function decodeBatchReply(raw: unknown, count: number): BatchReply[] {
   return raw.map((item): BatchReply => {
     const [code, value] = Array.isArray(item) ? (item as [unknown, unknown]) : [undefined, undefined];
     const n = Number(code);
-    const v = text(value);
+    const v = replyText(value);
     if (n === 0) return { status: 'missing' };
     if (v !== undefined && n === 1) return { status: 'duplicate', entryId: v };
     if (v !== undefined && n === 2) return { status: 'added', entryId: v };
     if (v !== undefined && n === 3) return { status: 'refused', text: v };
+    if (v !== undefined && n === 4) return { status: 'stale', incarnation: v };
     throw new TypeError('unexpected record reply from the idempotent-batch script');
   });
 }
