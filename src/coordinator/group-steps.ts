@@ -5,11 +5,19 @@
  * group's short assignment lock, and writes only the targets that changed.
  */
 import { assignmentRound } from '../core/assignment-round.js';
-import { memberOps, ordered, type PlanOp } from '../core/commit-plan.js';
+import { memberOps, type OwnerEntry, type PlanOp } from '../core/commit-plan.js';
 import { type DueMember, maintain, nextTimerAt, tracksDeadline } from '../core/maintenance.js';
 import { assignableOf } from '../core/member-view.js';
 import { isLive } from '../core/model.js';
 import { assignmentQuietMs } from '../core/pacing.js';
+import {
+  mergeReads,
+  newReadSet,
+  noteOwner,
+  type ReadSet,
+  recordingDueMember,
+  withChecks,
+} from '../core/read-set.js';
 import { randomToken } from '../store/critical-section.js';
 import type { AssignmentRead, HeaderValues } from '../store/store.js';
 import type { Ctx } from './context.js';
@@ -36,38 +44,44 @@ export async function maintainMembers(
   const unique = [...new Set(ids)];
   const read = await ctx.store.readMembers(prefix, group, unique);
   if (!read) return false;
+  // What maintenance consults of each member, recorded as it does (checked for the members it writes).
+  const readsOf = new Map<string, ReadSet>();
   const due: DueMember[] = [];
   for (const id of unique) {
     const m = read.members.get(id);
-    if (m?.stored) due.push({ member: m.stored.record, target: m.target });
+    if (!m?.stored) continue;
+    const reads = newReadSet();
+    readsOf.set(id, reads);
+    due.push(recordingDueMember(id, m.stored, () => m.target, reads, now));
   }
   const out = maintain(due, read.header.groupEpoch, now, ctx.protocol, skipDeadline);
   const retention = { staleMemberRetentionMs: ctx.protocol.staleMemberRetentionMs };
-  const expired = new Map(out.expired.map((e) => [e.memberId, e.observedLeaseExpiresAt]));
   const pruned = new Set(out.pruned);
+  const reads = newReadSet();
   const ops: PlanOp[] = [];
   for (const id of unique) {
-    const entry = read.members.get(id);
-    const stored = entry?.stored ?? null;
+    const stored = read.members.get(id)?.stored ?? null;
+    const own: PlanOp[] = [];
     if (!stored) {
       // Listed by an index but gone: drop the stale entries.
-      ops.push({ k: 'record-rev', member: id, rev: null }, { k: 'delete-member', member: id });
-      continue;
+      own.push({ k: 'record-rev', member: id, rev: null }, { k: 'delete-member', member: id });
+    } else if (pruned.has(id)) {
+      own.push(...memberOps(id, stored, null, { owners: new Map(), ...retention }));
+      own.push({ k: 'delete-target', member: id });
+    } else {
+      const after = out.changed.get(id);
+      own.push(
+        ...(after
+          ? memberOps(id, stored, after, { owners: new Map(), ...retention })
+          : repairIndexes(id, stored.rev, stored.record, now, retention, skipDeadline.has(id))),
+      );
     }
-    if (pruned.has(id)) {
-      ops.push(...memberOps(id, stored, null, { owners: new Map(), ...retention }));
-      ops.push({ k: 'delete-target', member: id });
-      continue;
-    }
-    const after = out.changed.get(id);
-    if (after) {
-      ops.push(...memberOps(id, stored, after, { owners: new Map(), ...retention }));
-      const lease = expired.get(id);
-      // Expiry is re-checked inside the commit: a member that renewed a moment ago is never expired.
-      if (lease !== undefined) ops.push({ k: 'lease-at-most', member: id, lease });
-      continue;
-    }
-    ops.push(...repairIndexes(id, stored.rev, stored.record, now, retention, skipDeadline.has(id)));
+    if (own.length === 0) continue;
+    ops.push(...own);
+    // The commit stands only while what decided this member's writes is unchanged: an expiry
+    // on a lease nobody renewed, a timeout fence on the target and deadline it saw.
+    const mine = readsOf.get(id);
+    if (mine) mergeReads(reads, mine);
   }
   if (ops.length === 0) return false;
   if (out.bumps > 0 || out.metadataBumps > 0) {
@@ -79,7 +93,7 @@ export async function maintainMembers(
   const res = await ctx.store.commit({
     prefix,
     expect: { rev: read.streamRev },
-    groups: [{ name: group, ops: [{ k: 'group-exists' }, ...ordered(ops)] }],
+    groups: [{ name: group, ops: [{ k: 'group-exists' }, ...withChecks(reads, ops)] }],
   });
   ctx.emit({ type: 'commit', ok: res.ok, scope: 'group' });
   if (res.ok) ctx.emit({ type: 'maintenance', members: unique.length });
@@ -166,27 +180,47 @@ const COOLDOWN_FACTOR = 4;
 /** Cheap rounds one call runs back to back at most while membership keeps moving. */
 const MAX_ROUNDS = 3;
 
-/** The writes of one assignment round over `read`. */
+/**
+ * The writes of one assignment round over `read`. Targets need no further check (only a round
+ * writes them, under the lock the commit checks); a deadline it sets or clears stands only while
+ * the member's holdings and deadline are as the round saw them.
+ */
 function roundOps(ctx: Ctx, read: AssignmentRead, token: string, now: number): PlanOp[] {
-  const held = new Map<string, number[]>();
+  const entries = new Map<string, Array<[number, OwnerEntry]>>();
   for (const [s, o] of read.owners) {
-    if (o.kind === 'g') continue;
-    const list = held.get(o.memberId);
-    if (list) list.push(s);
-    else held.set(o.memberId, [s]);
+    const list = entries.get(o.memberId);
+    if (list) list.push([s, o]);
+    else entries.set(o.memberId, [[s, o]]);
   }
+  const readsOf = new Map<string, ReadSet>();
+  const readsFor = (id: string): ReadSet => {
+    const seen = readsOf.get(id);
+    if (seen) return seen;
+    const fresh = newReadSet();
+    readsOf.set(id, fresh);
+    return fresh;
+  };
   const round = assignmentRound(
     {
       live: read.live,
       assignable: assignableOf(read.head),
       previous: read.targets,
-      held: (id) => held.get(id) ?? [],
-      deadline: (id) => read.deadlines.get(id) ?? null,
+      held: (id) => {
+        const mine = entries.get(id) ?? [];
+        for (const [s, o] of mine) noteOwner(readsFor(id), s, o, null);
+        return mine.filter(([, o]) => o.kind !== 'g').map(([s]) => s);
+      },
+      deadline: (id) => {
+        const at = read.deadlines.get(id) ?? null;
+        readsFor(id).deadlines.set(id, at);
+        return at;
+      },
       groupEpoch: read.header.groupEpoch,
     },
     ctx.protocol,
     now,
   );
+  const reads = newReadSet();
   const ops: PlanOp[] = [{ k: 'token-is', token }];
   for (const [id, t] of round.changed) ops.push({ k: 'target', member: id, target: t });
   for (const id of round.removed) ops.push({ k: 'delete-target', member: id });
@@ -194,8 +228,9 @@ function roundOps(ctx: Ctx, read: AssignmentRead, token: string, now: number): P
     ops.push(
       at === null ? { k: 'drop-deadline', member: id } : { k: 'deadline', member: id, at, ifAbsent: true },
     );
+    mergeReads(reads, readsFor(id));
   }
   ops.push({ k: 'assignment-epoch', value: round.assignmentEpoch, at: now }, { k: 'touch', at: now });
   ctx.emit({ type: 'assignment', members: read.live.length, changed: round.changed.size });
-  return ops;
+  return withChecks(reads, ops);
 }

@@ -5,14 +5,7 @@
  * never wait for each other. Due maintenance of other members runs first, the assignment round
  * after a membership change, and a joiner's grant once the round includes it.
  */
-import {
-  type Fingerprint,
-  kindsOf,
-  memberOps,
-  ordered,
-  type PlanOp,
-  statusBlocks,
-} from '../core/commit-plan.js';
+import { type Fingerprint, kindsOf, memberOps, type PlanOp } from '../core/commit-plan.js';
 import { roundCompleteWith } from '../core/correction.js';
 import { own } from '../core/dict.js';
 import { CoordinatorError } from '../core/errors.js';
@@ -30,6 +23,14 @@ import type { GroupHeader, MemberView } from '../core/member-view.js';
 import { PROTOCOL_VERSION } from '../core/model.js';
 import { assignsAtOnce, headerAfterChange, roundDueAt, roundWaitMs } from '../core/pacing.js';
 import { refuseJoinBeyondLimit } from '../core/quotas.js';
+import {
+  newReadSet,
+  noteOwner,
+  type ReadSet,
+  recordingOwners,
+  recordingView,
+  withChecks,
+} from '../core/read-set.js';
 import { isHeld, underHold } from '../core/recovery-hold.js';
 import type { MemberReadView, StreamPlan } from '../store/store.js';
 import { backoff, type Ctx } from './context.js';
@@ -113,11 +114,13 @@ export async function heartbeat(
       if (await runAssignment(ctx, prefix, group, now)) continue;
     }
 
-    const view = await viewOf(ctx, prefix, group, r);
+    // Everything the decision consults is recorded, and its commit checks all of it.
+    const reads = newReadSet();
+    const view = await viewOf(ctx, prefix, group, r, id, reads, now);
     const decision = decideHeartbeat(view, input, ctx.protocol, now);
     // Only a join pays for the member quota (steady heartbeats are answered before this).
     refuseJoinBeyondLimit(decision.joined === true, id, r.liveMembers, ctx.config.maxMembersPerGroup);
-    const plan = heartbeatPlan(ctx, prefix, group, r, decision, view, input, now);
+    const plan = heartbeatPlan(ctx, prefix, group, r, decision, view, input, now, reads);
     if (!plan)
       return answered(ctx, prefix, group, underHold(decision.response, r.header, input.ownedShards, now));
     const res = await ctx.store.commit(plan);
@@ -156,10 +159,16 @@ export async function heartbeat(
 }
 
 /** The blocker of each pending shard as the read saw it; null when one is unknown (no fingerprint then). */
-function blockersAsRead(r: MemberReadView, pending: readonly number[]): Fingerprint['waits'] | null {
+function blockersAsRead(
+  r: MemberReadView,
+  pending: readonly number[],
+  id: string,
+  reads: ReadSet,
+): Fingerprint['waits'] | null {
   const out: Array<Fingerprint['waits'][number]> = [];
   for (const shard of pending) {
     const owner = r.owners.get(shard);
+    noteOwner(reads, shard, owner, id, r.holders);
     const status = owner ? r.holders.get(owner.memberId) : null;
     if (!owner || !status) return null;
     out.push({ shard, owner, status });
@@ -258,10 +267,11 @@ async function grantJoiner(
       recoveryHoldMs: ctx.protocol.memberLeaseTtlMs,
     });
     if (r.kind !== 'view') return null;
-    const view = await viewOf(ctx, prefix, group, r);
+    const reads = newReadSet();
+    const view = await viewOf(ctx, prefix, group, r, memberId, reads, now);
     const grant = decideGrant(view, ctx.protocol, now);
     if (!grant) return null;
-    const plan = heartbeatPlan(ctx, prefix, group, r, grant, view, null, now);
+    const plan = heartbeatPlan(ctx, prefix, group, r, grant, view, null, now, reads);
     // A joiner reads nothing yet: under a recovery hold it is granted nothing.
     const response = underHold(grant.response, r.header, [], now);
     if (!plan) return response;
@@ -273,22 +283,20 @@ async function grantJoiner(
   return null;
 }
 
-/** The decision's view of a read; while a round is open and may be complete, with the group-wide check. */
-async function viewOf(ctx: Ctx, prefix: string, group: string, r: MemberReadView): Promise<MemberView> {
-  const view: MemberView = {
-    stream: r.head,
-    header: r.header,
-    member: r.member?.record ?? null,
-    target: r.target,
-    blockedByOther: (s) => {
-      const o = r.owners.get(s);
-      return (
-        !!o && o.memberId !== r.member?.record.memberId && statusBlocks(r.holders.get(o.memberId) ?? null)
-      );
-    },
-    acknowledged: r.acknowledged,
-    liveMembers: r.liveMembers,
-  };
+/**
+ * Member `id`'s view of a read, recording into `reads` what the decision consults; while a round
+ * is open and may be complete, with the group-wide check.
+ */
+async function viewOf(
+  ctx: Ctx,
+  prefix: string,
+  group: string,
+  r: MemberReadView,
+  id: string,
+  reads: ReadSet,
+  now: number,
+): Promise<MemberView> {
+  const view = recordingView(r, id, reads, now);
   // Completion needs the whole group: asked only once every live member may have acknowledged.
   if (r.header.correction && r.acknowledgements + (r.acknowledged ? 0 : 1) >= r.liveMembers) {
     const snap = await ctx.store.load(prefix, [group]);
@@ -298,7 +306,10 @@ async function viewOf(ctx: Ctx, prefix: string, group: string, r: MemberReadView
   return view;
 }
 
-/** The checked commit of a decision; null when it changes nothing. */
+/**
+ * The checked commit of a decision; null when it changes nothing. Its checks are those of
+ * `reads`, everything the decision (and this plan) consulted.
+ */
 function heartbeatPlan(
   ctx: Ctx,
   prefix: string,
@@ -308,6 +319,7 @@ function heartbeatPlan(
   view: MemberView,
   input: HeartbeatInput | null,
   now: number,
+  reads: ReadSet,
 ): StreamPlan | null {
   const id = decision.response.memberId;
   const writes: PlanOp[] = [];
@@ -315,7 +327,7 @@ function heartbeatPlan(
   if (decision.member) {
     writes.push(
       ...memberOps(id, r.member, decision.member, {
-        owners: r.owners,
+        owners: recordingOwners(r.owners, reads),
         staleMemberRetentionMs: ctx.protocol.staleMemberRetentionMs,
         ...(decision.joined ? { joinedFloor: joinFloor(r) } : {}),
       }),
@@ -337,7 +349,7 @@ function heartbeatPlan(
   if (writes.length === 0) return null;
   // No fast-path answer is recorded during a recovery hold: it would outlive the hold.
   const steady = input && !isHeld(r.header, now) && steadyAnswer(view, input, decision, ctx.protocol, now);
-  const waits = steady ? blockersAsRead(r, steady.response.pendingShards) : null;
+  const waits = steady ? blockersAsRead(r, steady.response.pendingShards, id, reads) : null;
   if (steady && waits && decision.member) {
     writes.push({
       k: 'fingerprint',
@@ -348,18 +360,13 @@ function heartbeatPlan(
         metadataVersion: r.header.metadataVersion,
         streamRev: r.streamRev,
         memberRev: (r.member?.rev ?? 0) + 1,
-        target: r.target,
+        target: view.target,
         key: steady.key,
         waits,
         response: steady.response,
       },
     });
   }
-  const ops: PlanOp[] = [
-    { k: 'group-exists' },
-    { k: 'target-is', member: id, target: r.targetStored ? r.target : null },
-    ...checks,
-    ...writes,
-  ];
-  return { prefix, expect: { rev: r.streamRev }, groups: [{ name: group, ops: ordered(ops) }] };
+  const ops: PlanOp[] = [{ k: 'group-exists' }, ...withChecks(reads, [...checks, ...writes])];
+  return { prefix, expect: { rev: r.streamRev }, groups: [{ name: group, ops }] };
 }

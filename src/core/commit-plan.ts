@@ -1,7 +1,9 @@
 /**
  * Commit planning: turns a decision into the per-record writes of the split layout
  * (docs/protocol.md#redis-key-layout) and the compare-and-set checks that make it safe without a stream mutex. Pure and
- * table-tested; the store only serialises these operations into one Lua script call.
+ * table-tested; the store only serialises these operations into one Lua script call. A plan's
+ * checks come from what its decision read (`read-set.ts`); the checks here are those of the
+ * writes themselves: the revision a record write replaces, the entries a member takes over.
  *
  * Besides the member records, the layout keeps three indexes the planner maintains:
  * - ownership: shard → the member holding it and how (current > revoking > granted);
@@ -61,7 +63,12 @@ export interface RecordAt {
 export type PlanOp =
   | { k: 'group-exists' }
   | { k: 'record-rev'; member: string; rev: number | null }
-  | { k: 'target-is'; member: string; target: readonly number[] | null }
+  /** The member's stored target; with `emptyIfAbsent`, an absent one counts as empty (a read that could not tell them apart). */
+  | { k: 'target-is'; member: string; target: readonly number[] | null; emptyIfAbsent?: boolean }
+  /** The member's rebalance deadline in the deadline index (null = none). */
+  | { k: 'deadline-is'; member: string; at: number | null }
+  /** The member's holder status (null = none stored). */
+  | { k: 'status-is'; member: string; status: HolderStatus | null }
   | { k: 'owner-is'; shard: number; owner: OwnerEntry | null }
   | { k: 'owner-mine'; shard: number; member: string }
   | { k: 'lease-at-most'; member: string; lease: number }
@@ -216,6 +223,8 @@ export function ordered(ops: readonly PlanOp[]): PlanOp[] {
     op.k === 'group-exists' ||
     op.k === 'record-rev' ||
     op.k === 'target-is' ||
+    op.k === 'deadline-is' ||
+    op.k === 'status-is' ||
     op.k === 'owner-is' ||
     op.k === 'owner-mine' ||
     op.k === 'lease-at-most' ||

@@ -8,10 +8,14 @@ import { fencedMember } from './member-heartbeat.js';
 import { isLive, type MemberRecord, type ProtocolConfig } from './model.js';
 import { minus, union } from './shard-set.js';
 
-/** One member the maintenance pass looks at, with the target it has now. */
+/**
+ * One member the maintenance pass looks at, with the target it has now. The Redis path reads
+ * both through getters that record what the pass consults, so its commit checks exactly that
+ * (`read-set.ts`): a pass must consult them here, not through copies made beforehand.
+ */
 export interface DueMember {
-  member: MemberRecord;
-  target: readonly number[];
+  readonly member: MemberRecord;
+  readonly target: readonly number[];
 }
 
 /** What one maintenance pass decided. */
@@ -20,8 +24,6 @@ export interface MaintenanceOutcome {
   changed: Map<string, MemberRecord>;
   /** Members to delete (pruned). */
   pruned: string[];
-  /** Members that expired in this pass, with the lease the decision was based on. */
-  expired: Array<{ memberId: string; observedLeaseExpiresAt: number }>;
   /** `groupEpoch + 1, metadataVersion + 1` bumps (one for expiries, one for timeout fences). */
   bumps: number;
   /** `metadataVersion + 1` bumps without a group-epoch bump (pruning). */
@@ -80,7 +82,7 @@ export function maintain(
   config: ProtocolConfig,
   skipDeadline: ReadonlySet<string> = new Set(),
 ): MaintenanceOutcome {
-  const out: MaintenanceOutcome = { changed: new Map(), pruned: [], expired: [], bumps: 0, metadataBumps: 0 };
+  const out: MaintenanceOutcome = { changed: new Map(), pruned: [], bumps: 0, metadataBumps: 0 };
   const current = (d: DueMember) => out.changed.get(d.member.memberId) ?? d.member;
 
   let expiredAny = false;
@@ -95,7 +97,6 @@ export function maintain(
         previousEpoch: null,
         rebalanceDeadlineAt: null,
       });
-      out.expired.push({ memberId: m.memberId, observedLeaseExpiresAt: m.memberLeaseExpiresAt });
       expiredAny = true;
     } else if (m.state === 'FENCED' && m.fence === 'BLOCKING') {
       out.changed.set(m.memberId, {

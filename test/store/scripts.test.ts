@@ -18,7 +18,7 @@ const PINNED: Record<string, string> = {
   'acquire-lock': 'c24f1396eb0c4975f3ed488c01990ca2dd96dfa5',
   'release-lock': 'c89cee65b7ab260d98c281f3c3eb6fa7c992cdd2',
   'renew-lock': '1a22347112065789d764e3ed6c9b5a99d9767d0a',
-  commit: 'a9de580f6a073d043747bcc528eaf4a16d7f3476',
+  commit: '57c4d8f2be9c071de94df9e772a23dc0658e071f',
   load: '4deb2eb38319cdf7eb956422fdee24d5124abdd2',
   'member-read': 'f52c5d4eae2ecfeec7301726cb4a3607c7a0150a',
   'assignment-read': 'cb12599623f7c1cfa6356bee73d9c44d58c52d8b',

@@ -62,7 +62,12 @@ function encodeOp(op: PlanOp, g: number): string[] {
     case 'record-rev':
       return ['rr', G, op.member, op.rev === null ? '-' : String(op.rev)];
     case 'target-is':
+      if (op.emptyIfAbsent) return ['te', G, op.member, encodeShards(op.target ?? [])];
       return ['ti', G, op.member, op.target === null ? '-' : encodeShards(op.target)];
+    case 'deadline-is':
+      return ['di', G, op.member, op.at === null ? '-' : ms(op.at)];
+    case 'status-is':
+      return ['si', G, op.member, op.status ?? '-'];
     case 'owner-is':
       return ['oi', G, String(op.shard), op.owner === null ? '-' : encodeOwner(op.owner)];
     case 'owner-mine':

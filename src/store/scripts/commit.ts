@@ -17,7 +17,8 @@
  * lease never commits.
  *
  * Checks: lk stream mutex · sx stream absent · sr rev (and layout 2) · ge/gn header exists/absent · rr member rev ·
- * ti member target · oi shard entry · om shard member (absent or that member's) · la member lease
+ * ti member target · te member target (absent counts as empty) · di member deadline score · si member
+ * holder status · oi shard entry · om shard member (absent or that member's) · la member lease
  * (absent or ≤) · lb member n (in the lease index, or fewer than n members there: the member
  * quota of a join) · ri round · ki assignment-lock token. `-` stands for "absent".
  * Writes: sd doc head (rev+1) · sX delete stream · sp pass time · gc ge ae mv at (create header, with the Redis run id `rn` the member read compares) ·
@@ -38,10 +39,10 @@
 import { GROUP_KEY_PARTS } from '../keys.js';
 import type { LuaScript } from './lua-script.js';
 
-const lua = `local arity = { lk = 1, ct = 2, sx = 0, sr = 1, ge = 0, gn = 0, rr = 2, ti = 2, oi = 2, om = 2, la = 2, lb = 2, ri = 1, ki = 1,
+const lua = `local arity = { lk = 1, ct = 2, sx = 0, sr = 1, ge = 0, gn = 0, rr = 2, ti = 2, te = 2, di = 2, si = 2, oi = 2, om = 2, la = 2, lb = 2, ri = 1, ki = 1,
   sd = 2, sX = 0, sp = 1, gc = 4, gX = 0, hi = 2, hs = 2, hn = 2, hd = 1, ae = 2, ms = 2, mj = 3, md = 1, ss = 2, ts = 2, td = 1,
   os = 2, ['or'] = 2, kr = 2, kc = 3, ls = 2, lr = 1, vs = 3, ds = 2, dn = 2, dr = 1, zs = 2, zr = 1, as = 1, ax = 0, fs = 2 }
-local check = { lk = true, sx = true, sr = true, ge = true, gn = true, rr = true, ti = true, oi = true, om = true,
+local check = { lk = true, sx = true, sr = true, ge = true, gn = true, rr = true, ti = true, te = true, di = true, si = true, oi = true, om = true,
   la = true, lb = true, ri = true, ki = true }
 local groups = tonumber(ARGV[1])
 local keys = {}
@@ -132,6 +133,17 @@ for idx, op in ipairs(ops) do
       ok = same(recRev(redis.call('HGET', K(op.g, 2), op[1])), absent(op[2]))
     elseif c == 'ti' then
       ok = same(redis.call('HGET', K(op.g, 4), op[1]), absent(op[2]))
+    elseif c == 'te' then
+      ok = (redis.call('HGET', K(op.g, 4), op[1]) or '') == op[2]
+    elseif c == 'di' then
+      local s = redis.call('ZSCORE', K(op.g, 9), op[1])
+      if op[2] == '-' then
+        ok = not s
+      else
+        ok = s ~= false and tonumber(s) == tonumber(op[2])
+      end
+    elseif c == 'si' then
+      ok = same(redis.call('HGET', K(op.g, 3), op[1]), absent(op[2]))
     elseif c == 'oi' then
       ok = same(redis.call('HGET', K(op.g, 5), op[1]), absent(op[2]))
     elseif c == 'om' then
@@ -281,4 +293,4 @@ return reply(1)
 `;
 
 /** Checks, then writes, of one plan (see the header comment). */
-export const COMMIT: LuaScript = { name: 'commit', lua, sha1: 'a9de580f6a073d043747bcc528eaf4a16d7f3476' };
+export const COMMIT: LuaScript = { name: 'commit', lua, sha1: '57c4d8f2be9c071de94df9e772a23dc0658e071f' };
