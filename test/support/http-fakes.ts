@@ -9,6 +9,7 @@ import type {
   GroupSnapshot,
   MigrationsOverview,
   RedisHealth,
+  RepairGroupInput,
   RollbackInput,
   ScaleInput,
   StreamScaleResult,
@@ -177,6 +178,9 @@ export class FakeCoordinator implements CoordinatorApi {
   }
   deleteGroup(prefix: string, group: string, input: Parameters<CoordinatorApi['deleteGroup']>[2]) {
     return this.answer('deleteGroup', [prefix, group, input], () => this.snap(prefix, group));
+  }
+  repairGroup(prefix: string, group: string, input: RepairGroupInput) {
+    return this.answer('repairGroup', [prefix, group, input], () => this.snap(prefix, group));
   }
   deleteStream(prefix: string, input: Parameters<CoordinatorApi['deleteStream']>[1]) {
     return this.answer('deleteStream', [prefix, input], () => ({
