@@ -1,10 +1,11 @@
 /**
  * Captures one example of every documented operation from a real coordinator: a private
  * redis-server on a free loopback port, the app in process, a small scenario (a stream with
- * four shards, two groups, two members, a few entries, a scale-out, a rollback, a login), and
- * writes what was sent and answered to `src/http/generated/openapi-examples.ts`, which the
- * OpenAPI document and the docs page's try-it forms show. `test/ops/openapi-examples.test.ts`
- * checks every example still parses with its operation's schemas (rerun this when one does not).
+ * four shards, two groups, two members, a few entries, a scale-out, a rollback, a group repair,
+ * a login), and writes what was sent and answered to `src/http/generated/openapi-examples.ts`,
+ * which the OpenAPI document and the docs page's try-it forms show.
+ * `test/ops/openapi-examples.test.ts` checks every example still parses with its operation's
+ * schemas (rerun this when one does not).
  *
  * Usage: `npm run build:examples`.
  */
@@ -24,6 +25,7 @@ import { CoordinatorMetrics } from '../src/metrics/coordinator-metrics.js';
 import { LagCache } from '../src/metrics/lag-cache.js';
 import { IoredisInspector } from '../src/store/ioredis-inspector.js';
 import { IoredisStore } from '../src/store/ioredis-store.js';
+import { groupKeys } from '../src/store/keys.js';
 
 const OUT = fileURLToPath(new URL('../src/http/generated/openapi-examples.ts', import.meta.url));
 /** The example deployment's admin; the password shown in the login example is this placeholder. */
@@ -206,6 +208,14 @@ async function main(): Promise<void> {
     await call('DELETE', '/coord/v1/streams/clicks', {
       requestedBy: 'ops@example.com',
       reason: 'click tracking retired',
+    });
+    // A group that lost a derived index (here its owners hash, as an eviction would drop it),
+    // rebuilt by an operator.
+    await client.del(groupKeys(config.keyPrefix, 'orders', 'billing').owners);
+    await call('POST', `${g}/repair`, {
+      mode: 'rebuild',
+      requestedBy: 'ops@example.com',
+      reason: 'owners hash evicted',
     });
     const login = await call('POST', '/coord/v1/auth/login', ADMIN, '');
     examples.login!.response = { ...login, accessToken: 'rsc1.eyJzdWIiOiJhZG1pbiJ9.c2lnbmF0dXJl' };

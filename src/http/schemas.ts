@@ -98,6 +98,17 @@ export const deleteGroupSchema = z.object({
 export const deleteStreamSchema = deleteGroupSchema;
 
 /**
+ * Body of `POST /streams/{p}/groups/{g}/repair` (additive): `rebuild` the group's derived indexes
+ * from its member records, or `reset` its assignment so every member rejoins
+ * (docs/running-redis.md#when-a-group-is-reported-corrupt). Who is mandatory, why optional.
+ */
+export const repairGroupSchema = z.object({
+  mode: z.enum(['rebuild', 'reset']),
+  requestedBy: requestedBySchema,
+  reason: optionalText,
+});
+
+/**
  * Body of both scale routes (docs/protocol.md#scale-requests): `targetShardCount` required, 0 allowed (full
  * drain; the configured maximum is checked by the route); `reason` mandatory;
  * `deprecatedAfter` accepted and ignored.
@@ -196,6 +207,8 @@ export type CreateStreamBody = z.infer<typeof createStreamSchema>;
 export type DeleteGroupBody = z.infer<typeof deleteGroupSchema>;
 /** `DELETE /streams/{p}` body. */
 export type DeleteStreamBody = z.infer<typeof deleteStreamSchema>;
+/** A parsed `POST /streams/{p}/groups/{g}/repair` body. */
+export type RepairGroupBody = z.infer<typeof repairGroupSchema>;
 /** A parsed heartbeat body. */
 export type HeartbeatRequestBody = z.infer<typeof heartbeatRequestSchema>;
 /** A parsed scale body. */

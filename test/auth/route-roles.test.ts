@@ -23,6 +23,7 @@ const ROUTES: ReadonlyArray<readonly [string, string, Required]> = [
   ['GET', '/streams/{p}/groups/{g}', 'READ'],
   ['DELETE', '/streams/{p}/groups/{g}', 'WRITE'],
   ['DELETE', '/streams/{p}', 'ADMIN'],
+  ['POST', '/streams/{p}/groups/{g}/repair', 'ADMIN'],
   ['GET', '/streams/{p}/groups/{g}/producer-routing', 'READ'],
   ['POST', '/streams/{p}/scale', 'WRITE'],
   ['POST', '/streams/{p}/groups/{g}/scale', 'WRITE'],
@@ -78,6 +79,7 @@ function bodyFor(method: string, template: string, p: string): unknown {
   if (template.endsWith('/heartbeat')) return heartbeatBody('m-1', p, { epoch: 0, mv: 0 });
   if (template.endsWith('/heartbeats')) return { heartbeats: [heartbeatBody('m-1', p, { epoch: 0, mv: 0 })] };
   if (template.endsWith('/scale')) return { targetShardCount: 3, requestedBy: 'auth-suite' };
+  if (template.endsWith('/repair')) return { mode: 'rebuild', requestedBy: 'auth-suite', reason: 'roles' };
   if (method === 'DELETE' && template === '/streams/{p}')
     return { requestedBy: 'auth-suite', reason: 'roles', force: true };
   return { requestedBy: 'auth-suite', initialShardCount: 2 };

@@ -1,6 +1,6 @@
 /**
  * Stream and group lifecycle routes: create stream, create/get/delete group (docs/protocol.md#streams-and-groups–2.4),
- * and the additive stream delete.
+ * and the additive group repair and stream delete.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
@@ -86,6 +86,21 @@ export const ADMIN_ROUTES = {
     success: { status: 200, description: 'The deleted group', body: { component: 'GroupResponse' } },
     errors: [...ADMIN_ERRORS, 'GROUP_NOT_FOUND', 'GROUP_HAS_ACTIVE_MEMBERS'],
   }),
+  repairGroup: apiRoute({
+    method: 'post',
+    path: `${GROUP}/repair`,
+    operationId: 'repairGroup',
+    tag: 'Streams and groups',
+    summary: 'Repair a consumer group that lost part of its Redis state',
+    description:
+      'Additive, for a group answered 500 `METADATA_CORRUPT` because part of its Redis state is lost (see the operator guide, running-redis.md, “When a group is reported corrupt”). `rebuild` restores the derived indexes (holder status, owners, targets through a new assignment round, leases, timers) from the member records; when the records or the group header are damaged it answers 500 `METADATA_CORRUPT` and changes nothing: use `reset`. `reset` deletes the group’s assignment state under a higher group epoch: every member is answered `UNKNOWN_MEMBER_ID` and rejoins at epoch 0, and for one member lease no member is granted a shard it does not report. Audited. Answers the group afterwards.',
+    access: 'ADMIN',
+    rateLimit: 'group',
+    params,
+    body: { component: 'RepairGroupRequest', required: true },
+    success: { status: 200, description: 'The group after the repair', body: { component: 'GroupResponse' } },
+    errors: [...ADMIN_ERRORS, 'GROUP_NOT_FOUND'],
+  }),
   deleteStream: apiRoute({
     method: 'delete',
     path: STREAM,
@@ -159,6 +174,17 @@ export function adminRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
       requestedBy: body.requestedBy,
       reason: body.reason,
       force: body.force ?? false,
+    });
+    return c.json(groupView(snapshot), 200);
+  });
+
+  app.openapi(r.repairGroup.route, async (c) => {
+    const { streamPrefix, consumerGroup } = c.req.valid('param');
+    const body = await validBody(c, r.repairGroup, config.maxBodyBytes);
+    const snapshot = await coordinator.repairGroup(streamPrefix, consumerGroup, {
+      mode: body.mode,
+      requestedBy: body.requestedBy,
+      reason: body.reason ?? null,
     });
     return c.json(groupView(snapshot), 200);
   });
