@@ -28,6 +28,7 @@ const OPTIONS = {
   reason: { type: 'string' },
   'requested-by': { type: 'string' },
   force: { type: 'boolean' },
+  mode: { type: 'string' },
   print: { type: 'boolean' },
   all: { type: 'boolean' },
   iterations: { type: 'string' },

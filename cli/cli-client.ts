@@ -3,13 +3,14 @@
  * over `CoordinatorTransport`. Every failure becomes a `CliFailure` carrying the exit code
  * scripts rely on.
  */
-import { AdminClient } from '../src/client/admin-client.js';
+import { AdminClient, type AdminSend } from '../src/client/admin-client.js';
 import {
   CoordinatorHttpError,
   CoordinatorResponseError,
   CoordinatorUnreachableError,
 } from '../src/client/errors.js';
 import { API_BASE, CoordinatorTransport, type Credentials } from '../src/client/transport.js';
+import type { GroupResponseJson, RepairGroupBody } from '../src/http/schemas.js';
 import { CliFailure, EXIT } from './cli-errors.js';
 
 /** Where the credentials came from: what a 401 advises depends on it. */
@@ -30,6 +31,11 @@ export interface ApiTarget {
 export interface CliClient extends AdminClient {
   /** Where it sends, with which credentials. */
   readonly target: ApiTarget;
+  /**
+   * `POST /streams/{p}/groups/{g}/repair` (additive, ADMIN): the group afterwards. An operator's
+   * command only, so the console's shared client does not carry it.
+   */
+  repairGroup(p: string, g: string, body: RepairGroupBody): Promise<GroupResponseJson>;
 }
 
 /** The admin client for `target`; login goes out anonymously, everything else with its credentials. */
@@ -38,7 +44,7 @@ export function cliClient(target: ApiTarget): CliClient {
     new CoordinatorTransport({ baseUrl: target.url, credentials, timeoutMs: target.timeoutMs });
   const signed = transport(target.credentials);
   const anonymous = transport(undefined);
-  const client = new AdminClient(async (method, path, body, options) => {
+  const send: AdminSend = async (method, path, body, options) => {
     try {
       return await (options?.anonymous ? anonymous : signed).request(method, API_BASE + path, body);
     } catch (err) {
@@ -48,8 +54,14 @@ export function cliClient(target: ApiTarget): CliClient {
       }
       throw toCliFailure(err, target);
     }
-  });
-  return Object.assign(client, { target });
+  };
+  const repairGroup = (p: string, g: string, body: RepairGroupBody) =>
+    send(
+      'POST',
+      `/streams/${encodeURIComponent(p)}/groups/${encodeURIComponent(g)}/repair`,
+      body,
+    ) as Promise<GroupResponseJson>;
+  return Object.assign(new AdminClient(send), { target, repairGroup });
 }
 
 /** The transport's typed error as the CLI reports it; anything else is rethrown unchanged. */

@@ -1,6 +1,6 @@
 /**
- * The CLI's API commands: streams, groups, scale, migrations, members, assignments, offsets and
- * login. Each validates its arguments (usage errors exit 1) before any request is sent.
+ * The CLI's API commands: streams, groups, scale, group repair, migrations, members, assignments,
+ * offsets and login. Each validates its arguments (usage errors exit 1) before any request is sent.
  */
 import { allowOnly, type CommandLine, intArgument, intOption, positionals } from './cli-args.js';
 import type { CliClient } from './cli-client.js';
@@ -108,6 +108,34 @@ const groups: ApiCommand = async (args, cl, ctx, api) => {
   return EXIT.OK;
 };
 
+/** What `repair --mode` accepts. */
+const REPAIR_MODES = ['rebuild', 'reset'] as const;
+
+/** `repair <prefix> <group> --mode rebuild|reset [--reason R]`: a group reported corrupt (ADMIN). */
+const repair: ApiCommand = async (args, cl, ctx, api) => {
+  allowOnly(cl.values, ['mode', 'reason', 'requested-by'], 'repair');
+  const usage = 'repair <prefix> <group> --mode rebuild|reset [--reason R]';
+  const [p, g] = positionals(args, ['prefix', 'group'], usage);
+  const given = cl.values.mode;
+  const mode = REPAIR_MODES.find((m) => m === given);
+  if (!mode) {
+    throw usageError(
+      `repair needs --mode rebuild or --mode reset${given === undefined ? '' : ` (got '${given}')`}`,
+    );
+  }
+  const body = { mode, requestedBy: requestedBy(cl), reason: cl.values.reason?.trim() || null };
+  const res = await api.repairGroup(p!, g!, body);
+  print(ctx, cl, res, () =>
+    [
+      mode === 'rebuild'
+        ? `Rebuilt the indexes of group ${g} of stream ${p} from its member records.`
+        : `Reset group ${g} of stream ${p}: every member rejoins at epoch 0, and for one member lease no shard is granted that a member does not report.`,
+      formatGroup(res),
+    ].join('\n'),
+  );
+  return EXIT.OK;
+};
+
 const scale: ApiCommand = async (args, cl, ctx, api) => {
   allowOnly(cl.values, ['reason', 'requested-by', 'group'], 'scale');
   const [p, n] = positionals(args, ['prefix', 'n'], 'scale <prefix> <n> --reason R [--group G]');
@@ -201,6 +229,7 @@ export const API_COMMANDS: Readonly<Record<string, ApiCommand>> = {
   streams,
   groups,
   scale,
+  repair,
   migrations,
   members: groupView(
     'members',

@@ -19,6 +19,8 @@ const COMMAND_USAGE: Readonly<Record<string, string>> = {
     '  groups get <prefix> <group>                      show a group\n' +
     '  groups delete <prefix> <group> --reason R [--force] delete its coordination metadata',
   scale: 'scale <prefix> <n> --reason R [--group G]        reshard the stream to n shards (0 drains it)',
+  repair:
+    'repair <prefix> <group> --mode rebuild|reset [--reason R]  repair a group reported corrupt (ADMIN)',
   migrations:
     "migrations list <prefix> <group>                 a group's migrations, newest first\n" +
     '  migrations get <prefix> <group> <id>             show a migration\n' +
@@ -53,7 +55,7 @@ Global options:
   -h, --help           this help
   -V, --version        print the version and exit
 
-Mutations (streams create/delete, groups delete, scale, migrations rollback) also take
+Mutations (streams create/delete, groups delete, scale, repair, migrations rollback) also take
 --requested-by WHO, the audit name recorded with the change (default cli:<login name>).
 
 Token file: ~/.config/redis-stream-coordinator/tokens.json (written by login, mode 0600):
