@@ -22,6 +22,11 @@ export interface AdminRequestMeta {
   reason: string | null;
 }
 
+/** Body of a group repair: what to do. */
+export interface RepairGroupInput extends AdminRequestMeta {
+  mode: 'rebuild' | 'reset';
+}
+
 /** Body of `POST /streams/{p}`. */
 export interface CreateStreamInput extends AdminRequestMeta {
   /** @default config.defaultShardCount */
@@ -124,6 +129,12 @@ export interface CoordinatorApi {
   getGroup(prefix: string, group: string): Promise<GroupSnapshot>;
   /** Deletes coordinator metadata only; returns the pre-delete state. 409 GROUP_HAS_ACTIVE_MEMBERS unless forced. */
   deleteGroup(prefix: string, group: string, input: DeleteGroupInput): Promise<GroupSnapshot>;
+  /**
+   * Repairs a group reported corrupt (docs/running-redis.md#when-a-group-is-reported-corrupt):
+   * `rebuild` its derived indexes from the member records, or `reset` its assignment so every
+   * member rejoins. Answers the group afterwards.
+   */
+  repairGroup(prefix: string, group: string, input: RepairGroupInput): Promise<GroupSnapshot>;
   /**
    * `DELETE /streams/{p}`: the stream, its groups' metadata and its shard keys. 404
    * STREAM_NOT_FOUND; without force 409 GROUP_HAS_ACTIVE_MEMBERS / STREAM_NOT_DRAINED.

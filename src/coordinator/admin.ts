@@ -21,6 +21,7 @@ import { type Decision, runCritical } from '../store/critical-section.js';
 import { shardKey } from '../store/keys.js';
 import type { StreamSnapshot } from '../store/store.js';
 import { type Ctx, criticalOptions } from './context.js';
+import { loadIntact } from './integrity.js';
 import { streamWrite } from './stream-plans.js';
 import { maintainGroup } from './sweep.js';
 
@@ -51,7 +52,7 @@ export async function createGroup(
 ): Promise<GroupSnapshot> {
   checkNames(prefix, group);
   const asked = input.initialShardCount === null ? null : checkShardCount(ctx, input.initialShardCount);
-  const existing = await ctx.store.load(prefix, [group]);
+  const existing = await loadIntact(ctx, prefix, [group]);
   if (!existing) {
     return createStreamWithGroup(
       ctx,
@@ -152,7 +153,7 @@ export async function deleteGroup(
 /** Pure read of one group; 404 GROUP_NOT_FOUND. */
 export async function readGroup(ctx: Ctx, prefix: string, group: string): Promise<GroupSnapshot> {
   checkNames(prefix, group);
-  const s = await ctx.store.load(prefix, [group]);
+  const s = await loadIntact(ctx, prefix, [group]);
   const doc = s && own(s.groups, group);
   if (!s || !doc) throw groupNotFound(prefix, group);
   return { stream: s.stream, group: doc };
@@ -162,7 +163,7 @@ export async function readGroup(ctx: Ctx, prefix: string, group: string): Promis
 export async function listGroups(ctx: Ctx): Promise<GroupSnapshot[]> {
   const out: GroupSnapshot[] = [];
   for (const prefix of await ctx.store.listStreams()) {
-    const s = await ctx.store.load(prefix, 'all');
+    const s = await loadIntact(ctx, prefix, 'all');
     if (!s) continue;
     for (const name of s.stream.groups) {
       const group = own(s.groups, name);
@@ -201,7 +202,7 @@ async function createStreamWithGroup(
     );
   if (ctx.config.provisioning) {
     const keys = [prefix, ...Array.from({ length: shardCount }, (_, i) => shardKey(prefix, i))];
-    if ((await ctx.store.load(prefix, [])) === null && (await ctx.store.countExisting(keys)) > 0) {
+    if ((await loadIntact(ctx, prefix, [])) === null && (await ctx.store.countExisting(keys)) > 0) {
       throw new CoordinatorError(
         'STREAM_PREFIX_ALREADY_EXISTS',
         `Redis already has keys of stream "${prefix}" that this coordinator does not manage`,
@@ -307,7 +308,7 @@ async function provisionNewGroup(
  */
 async function repairProvisioning(ctx: Ctx, prefix: string): Promise<void> {
   if (!ctx.config.provisioning) return;
-  const s = await ctx.store.load(prefix, 'all');
+  const s = await loadIntact(ctx, prefix, 'all');
   if (!s) return;
   const shards = consumableShards(s.stream);
   if ((await ctx.store.countExisting(shards.map((i) => shardKey(prefix, i)))) === shards.length) return;

@@ -39,7 +39,12 @@ export type CoordinatorEvent =
   /** An assignment round was decided over `members` live members, changing `changed` targets. */
   | { type: 'assignment'; members: number; changed: number }
   /** Due maintenance (expiry, deadlines, timers) of `members` members committed. */
-  | { type: 'maintenance'; members: number };
+  | { type: 'maintenance'; members: number }
+  /**
+   * A group was found to have lost part of its Redis state (`lost` key parts): rebuilt from its
+   * member records, or refused (`rebuilt: false`) until an operator repairs it.
+   */
+  | { type: 'integrity'; streamPrefix: string; consumerGroup: string; lost: string[]; rebuilt: boolean };
 
 /** What a sweep event reports (the counts of `SweepReport`). */
 export interface SweepCounts {

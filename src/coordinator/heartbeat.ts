@@ -35,6 +35,7 @@ import { isHeld, underHold } from '../core/recovery-hold.js';
 import type { MemberReadView, StreamPlan } from '../store/store.js';
 import { backoff, type Ctx } from './context.js';
 import { MAX_DUE, maintainMembers, runAssignment } from './group-steps.js';
+import { loadIntact } from './integrity.js';
 
 /** Reads (and commits) a heartbeat attempts before answering STATE_VERSION_CONFLICT. */
 const MAX_ATTEMPTS = 8;
@@ -299,7 +300,7 @@ async function viewOf(
   const view = recordingView(r, id, reads, now);
   // Completion needs the whole group: asked only once every live member may have acknowledged.
   if (r.header.correction && r.acknowledgements + (r.acknowledged ? 0 : 1) >= r.liveMembers) {
-    const snap = await ctx.store.load(prefix, [group]);
+    const snap = await loadIntact(ctx, prefix, [group]);
     const whole = snap && own(snap.groups, group);
     if (whole) view.roundComplete = (after, acked) => roundCompleteWith(whole, after, acked);
   }

@@ -13,13 +13,14 @@ import type {
   MigrationsOverview,
   RedisCheck,
   RedisHealth,
+  RepairGroupInput,
   RollbackInput,
   ScaleInput,
   StreamDeletion,
   StreamScaleResult,
 } from '../coordinator-api.js';
 import { isCoordinatorError } from '../core/errors.js';
-import { observedAt } from '../core/group-view.js';
+import { observedAt, reportedState } from '../core/group-view.js';
 import type { HeartbeatInput, HeartbeatOutput } from '../core/heartbeat-types.js';
 import type { Migration, ProtocolConfig } from '../core/model.js';
 import { LockBusyError } from '../store/critical-section.js';
@@ -29,6 +30,8 @@ import { errorText } from './context.js';
 import { EvictionPolicyCheck } from './eviction-check.js';
 import { RedisHealthProbe } from './health.js';
 import { heartbeat } from './heartbeat.js';
+import { withIntactGroup } from './integrity.js';
+import { repairGroup } from './repair.js';
 import * as resharding from './resharding.js';
 import { deleteStream } from './stream-delete.js';
 import { type SweepOptions, type SweepReport, type SweepState, sweep } from './sweep.js';
@@ -106,6 +109,11 @@ export class Coordinator implements CoordinatorApi {
     return admin.deleteGroup(this.ctx, prefix, group, input);
   }
 
+  async repairGroup(prefix: string, group: string, input: RepairGroupInput): Promise<GroupSnapshot> {
+    await repairGroup(this.ctx, prefix, group, input);
+    return this.getGroup(prefix, group);
+  }
+
   deleteStream(prefix: string, input: DeleteStreamInput): Promise<StreamDeletion> {
     return deleteStream(this.ctx, prefix, input);
   }
@@ -116,7 +124,9 @@ export class Coordinator implements CoordinatorApi {
   }
 
   private observed(snap: GroupSnapshot): GroupSnapshot {
-    const group = observedAt(snap.group, this.ctx.now());
+    const seen = observedAt(snap.group, this.ctx.now());
+    const state = reportedState(snap.stream, seen);
+    const group = state === seen.state ? seen : { ...seen, state };
     return group === snap.group ? snap : { stream: snap.stream, group };
   }
 
@@ -139,7 +149,9 @@ export class Coordinator implements CoordinatorApi {
 
   async heartbeat(prefix: string, group: string, input: HeartbeatInput): Promise<HeartbeatOutput> {
     try {
-      return await heartbeat(this.ctx, prefix, group, input, this.heartbeatHooks);
+      return await withIntactGroup(this.ctx, prefix, group, () =>
+        heartbeat(this.ctx, prefix, group, input, this.heartbeatHooks),
+      );
     } catch (err) {
       this.ctx.emit({
         type: 'heartbeat',

@@ -28,6 +28,7 @@ import { type Decision, runCritical } from '../store/critical-section.js';
 import { shardKey } from '../store/keys.js';
 import { audit, checkNames, groupNotFound, inBatches, readGroup } from './admin.js';
 import { type Ctx, criticalOptions, errorText } from './context.js';
+import { loadIntact } from './integrity.js';
 import { retireShardClean } from './shard-cleanup.js';
 import { refuseExistingShardKeys, refuseForeignShardKeys, unownedNewShards } from './shard-keys.js';
 import { assignGroups, bumpedGroups, streamChange } from './stream-plans.js';
@@ -154,7 +155,7 @@ export async function migrationsOverview(
   group: string,
 ): Promise<MigrationsOverview> {
   checkNames(prefix, group);
-  const s = await ctx.store.load(prefix, 'all');
+  const s = await loadIntact(ctx, prefix, 'all');
   if (!s || !own(s.groups, group)) throw groupNotFound(prefix, group);
   const now = ctx.now();
   const { stream } = s;
@@ -198,7 +199,7 @@ async function provisionAndActivate(
 ): Promise<{ stream: StreamDoc; migration: Migration }> {
   const provisioned = new Set<string>();
   for (let attempt = 0; attempt < MAX_PASSES; attempt++) {
-    const snap = await ctx.store.load(prefix, []);
+    const snap = await loadIntact(ctx, prefix, []);
     if (!snap) throw streamNotFound(prefix);
     const m = preparingMigration(snap.stream);
     if (!m || m.reshardingId !== reshardingId) return currentMigration(snap.stream, reshardingId, prefix);

@@ -8,6 +8,7 @@ import { activationShards } from '../core/resharding.js';
 import { LockBusyError } from '../store/critical-section.js';
 import { type Ctx, errorText } from './context.js';
 import { MAX_DUE, maintainMembers, runAssignment } from './group-steps.js';
+import { withIntactGroup } from './integrity.js';
 import { advanceStream } from './resharding.js';
 
 /** Outcome of one sweep call. */
@@ -96,7 +97,12 @@ export async function sweep(
 }
 
 /** Maintenance of every due member of `group` and its assignment round if due. True when something changed. */
-export async function maintainGroup(ctx: Ctx, prefix: string, group: string, now: number): Promise<boolean> {
+export function maintainGroup(ctx: Ctx, prefix: string, group: string, now: number): Promise<boolean> {
+  // A group that lost an index is rebuilt here, by the sweep, even when no member heartbeats.
+  return withIntactGroup(ctx, prefix, group, () => maintainSteps(ctx, prefix, group, now));
+}
+
+async function maintainSteps(ctx: Ctx, prefix: string, group: string, now: number): Promise<boolean> {
   let changed = false;
   for (let step = 0; step < MAX_STEPS; step++) {
     const due = await ctx.store.readDue(prefix, group, now, MAX_DUE);

@@ -31,7 +31,7 @@ export interface OwnerEntry {
 export type HolderStatus = 'A' | 'L' | 'B' | 'X';
 
 /** The holder status a record implies. */
-function statusOf(m: MemberRecord): HolderStatus {
+export function statusOf(m: MemberRecord): HolderStatus {
   if (isLive(m.state)) return 'A';
   if (m.state === 'LEAVING') return 'L';
   if (m.state === 'FENCED' && m.fence === 'BLOCKING') return 'B';
@@ -76,6 +76,22 @@ export type PlanOp =
   | { k: 'live-below'; member: string; count: number }
   | { k: 'round-is'; round: CorrectionRound | null }
   | { k: 'token-is'; token: string }
+  /** The group holds exactly `count` member records (with `record-rev` of each: exactly those). */
+  | { k: 'members-are'; count: number }
+  /**
+   * Deletes every key of the group and writes a new header: epochs as given (assignment epoch =
+   * group epoch), and a recovery hold until `holdUntil` (an operator's reset).
+   */
+  | {
+      k: 'reset-group';
+      groupEpoch: number;
+      metadataVersion: number;
+      createdAt: number;
+      at: number;
+      holdUntil: number;
+    }
+  /** Deletes one derived index of the group whole (a rebuild, which then writes it again). */
+  | { k: 'wipe-index'; index: DerivedIndex }
   | { k: 'record'; member: string; rev: number; record: MemberRecord }
   /** A joiner's record whose epoch becomes max(floor, the group epoch after this commit's bump). */
   | { k: 'joined-record'; member: string; rev: number; record: MemberRecord; floor: number }
@@ -108,6 +124,9 @@ export type PlanOp =
    * cooldown); with `unlessMovedFrom`, releases it only if the group epoch is still that.
    */
   | { k: 'release-lock'; token: string; ms: number; unlessMovedFrom?: number };
+
+/** The indexes derived from the member records (and the group's targets, which a round derives). */
+export type DerivedIndex = 'status' | 'targets' | 'owners' | 'leases' | 'live' | 'timers' | 'fast';
 
 /** What a fast-path answer is valid against (everything it depends on), and the answer. */
 export interface Fingerprint {
@@ -230,6 +249,7 @@ export function ordered(ops: readonly PlanOp[]): PlanOp[] {
     op.k === 'lease-at-most' ||
     op.k === 'live-below' ||
     op.k === 'round-is' ||
-    op.k === 'token-is';
+    op.k === 'token-is' ||
+    op.k === 'members-are';
   return [...ops.filter(isCheck), ...ops.filter((op) => !isCheck(op))];
 }

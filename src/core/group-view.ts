@@ -8,6 +8,7 @@ import {
   assignableShards,
   consumableShards,
   type GroupDoc,
+  type GroupState,
   isLive,
   type MemberRecord,
   type StreamDoc,
@@ -88,4 +89,22 @@ export function observedAt(group: GroupDoc, now: number): GroupDoc {
 /** The reference's rendering of a shard in operator texts. */
 function shardText(shard: number): string {
   return `ShardId(shardIndex=${shard})`;
+}
+
+/**
+ * The group's state as monitoring reports it: never STABLE while a consumable shard of `stream`
+ * is read by no live member or by two (which a group that lost part of its Redis state could
+ * otherwise look like); such a group reads RECONCILING until it has converged again.
+ */
+export function reportedState(
+  stream: Pick<StreamDoc, 'shardCount' | 'removedShards'>,
+  group: GroupDoc,
+): GroupState {
+  if (group.state !== 'STABLE') return group.state;
+  const readers = new Map<number, number>();
+  for (const m of Object.values(group.members)) {
+    if (!isLive(m.state)) continue;
+    for (const s of m.currentAssignment) readers.set(s, (readers.get(s) ?? 0) + 1);
+  }
+  return consumableShards(stream).every((s) => readers.get(s) === 1) ? 'STABLE' : 'RECONCILING';
 }

@@ -105,6 +105,11 @@ export class CoordinatorMetrics implements HttpMetrics {
     name: 'rsc_sweep_streams_skipped_busy_total',
     help: 'Streams a sweep skipped because a request held their mutex.',
   });
+  readonly groupDamage = this.registry.counter({
+    name: 'rsc_group_damage_total',
+    help: 'Groups found to have lost part of their Redis state, by outcome: rebuilt from the member records, or refused until repaired.',
+    labelNames: ['outcome'],
+  });
   readonly streams = this.registry.gauge({ name: 'rsc_streams', help: 'Streams in the namespace.' });
   readonly shards = this.registry.gauge({ name: 'rsc_shards', help: 'Sum of the streams shard counts.' });
   readonly groups = this.registry.gauge({
@@ -191,6 +196,7 @@ export class CoordinatorMetrics implements HttpMetrics {
       if (e.result === 'busy') this.observeLockBusy();
       else this.observeLockAcquired(e.result === 'waited' ? e.waitedMs : null);
     } else if (e.type === 'sweep') this.observeSweep(e.report, e.ms / 1000);
+    else if (e.type === 'integrity') this.groupDamage.inc({ outcome: e.rebuilt ? 'rebuilt' : 'refused' });
   }
 
   /** Records a mutex acquisition; `waitedMs` is null when the first attempt succeeded. */

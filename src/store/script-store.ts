@@ -11,7 +11,7 @@ import { CLEAR_SHARD_KEYS, clearShardKeysCall, shardSideKeys } from './scripts/c
 import { COMMIT } from './scripts/commit.js';
 import { decodeCommitReply, encodeCommit, type ScriptCall } from './scripts/commit-args.js';
 import { DELETE_SHARD } from './scripts/delete-shard.js';
-import { ASSIGNMENT_READ, DUE_READ, MEMBERS_READ } from './scripts/group-reads.js';
+import { ASSIGNMENT_READ, DUE_READ, GROUP_RECORDS, MEMBERS_READ } from './scripts/group-reads.js';
 import { LOAD } from './scripts/load.js';
 import type { LuaScript } from './scripts/lua-script.js';
 import { MEMBER_READ } from './scripts/member-read.js';
@@ -20,6 +20,7 @@ import { PROVISION_EXISTING } from './scripts/provision-existing.js';
 import {
   decodeAssignmentRead,
   decodeDue,
+  decodeGroupRecords,
   decodeLoadReply,
   decodeMemberRead,
   decodeMembersRead,
@@ -27,6 +28,7 @@ import {
   encodeLoad,
   encodeMemberRead,
   groupCall,
+  listedInstead,
 } from './scripts/read-replies.js';
 import { REGISTER_STREAM } from './scripts/register-stream.js';
 import { RELEASE_LOCK } from './scripts/release-lock.js';
@@ -39,6 +41,7 @@ import type {
   AssignmentRead,
   CommitOutcome,
   DueRead,
+  GroupRecords,
   MemberRead,
   MemberReadRequest,
   MembersRead,
@@ -49,7 +52,13 @@ import type {
 } from './store.js';
 
 /** The script-backed half of the Store port, shared by every client. */
+/** Reads of every group of a stream before giving up on a list of groups that keeps changing. */
+const LOAD_ATTEMPTS = 4;
+
 export abstract class ScriptStore {
+  /** The group names each stream listed at its last whole read (a hint the load script checks). */
+  private readonly listedGroups = new Map<string, string[]>();
+
   /** Key namespace `K`. */
   protected abstract readonly ns: string;
 
@@ -89,8 +98,27 @@ export abstract class ScriptStore {
 
   /** One-round-trip consistent whole read of a stream and its groups. */
   async load(prefix: string, groups: string[] | 'all'): Promise<StreamSnapshot | null> {
-    const reply = await this.script(LOAD, encodeLoad(this.ns, prefix, groups));
-    return decodeLoadReply(prefix, reply, groups);
+    if (groups !== 'all') {
+      return decodeLoadReply(
+        prefix,
+        await this.script(LOAD, encodeLoad(this.ns, prefix, 'named', groups)),
+        groups,
+      );
+    }
+    // Every key a script touches is declared, so reading every group needs their names first:
+    // the last list seen, corrected by the script when the stream lists others now.
+    let names = this.listedGroups.get(prefix) ?? [];
+    for (let attempt = 1; attempt <= LOAD_ATTEMPTS; attempt++) {
+      const reply = await this.script(LOAD, encodeLoad(this.ns, prefix, 'all', names));
+      const listed = listedInstead(reply);
+      if (listed === null) return decodeLoadReply(prefix, reply, 'all');
+      names = listed;
+      this.listedGroups.set(prefix, listed);
+    }
+    throw new CoordinatorError(
+      'STATE_VERSION_CONFLICT',
+      `the groups of stream "${prefix}" kept changing while it was read`,
+    );
   }
 
   /** A heartbeat's read of its group, or the fast-path answer. */
@@ -121,13 +149,19 @@ export abstract class ScriptStore {
     return decodeMembersRead(prefix, group, memberIds, reply);
   }
 
+  /** Every record of a group, whatever its indexes hold (what a rebuild starts from). */
+  async readGroupRecords(prefix: string, group: string): Promise<GroupRecords | null> {
+    const reply = await this.script(GROUP_RECORDS, groupCall(this.ns, prefix, group, []));
+    return decodeGroupRecords(prefix, group, reply);
+  }
+
   /** Members of a group due for maintenance. */
   async readDue(prefix: string, group: string, now: number, max: number): Promise<DueRead | null> {
     const reply = await this.script(
       DUE_READ,
       groupCall(this.ns, prefix, group, [String(Math.floor(now)), String(max)]),
     );
-    return decodeDue(prefix, reply);
+    return decodeDue(prefix, group, reply);
   }
 
   /** What is due in each group of the stream. */
@@ -141,7 +175,7 @@ export abstract class ScriptStore {
 
   /** One checked, atomic commit. */
   async commit(plan: StreamPlan): Promise<CommitOutcome> {
-    return decodeCommitReply(await this.script(COMMIT, encodeCommit(this.ns, plan)), plan.groups.length);
+    return decodeCommitReply(await this.script(COMMIT, encodeCommit(this.ns, plan)), plan);
   }
 
   /** Lists `prefix` in the streams index unless it holds `limit` others already (0 = no limit). */

@@ -158,6 +158,24 @@ export interface MembersRead {
   members: Map<string, { stored: RecordAt | null; target: number[] }>;
 }
 
+/** A group's source of truth as stored, for rebuilding its indexes. */
+export interface GroupRecords {
+  /** The group header; null when it is lost or unreadable. */
+  header: GroupHeader | null;
+  /** Each member's stored record (lease and heartbeat time not merged) with its revision. */
+  members: Map<string, RecordAt>;
+  /** Members whose stored record does not decode. */
+  unreadable: string[];
+  /** Lease-index scores of the members found there. */
+  leases: Map<string, number>;
+  /** Last heartbeat times (the live entries) of the members found there. */
+  heartbeats: Map<string, number>;
+  /** The highest group epoch the group ever reached (kept in the stream hash); 0 when unknown. */
+  highestEpoch: number;
+  /** How many member records the header recorded at the last commit; null when it recorded none. */
+  recordedMembers: number | null;
+}
+
 /** Members of a group that maintenance is due for, and whether its assignment round is. */
 export interface DueRead {
   expired: string[];
@@ -268,6 +286,11 @@ export interface Store extends StreamOps, Partial<ShardOps> {
   ): Promise<AssignmentRead | 'busy' | null>;
   /** Records of `memberIds`; null when the stream or group is gone. Throws METADATA_CORRUPT like `load`. */
   readMembers(prefix: string, group: string, memberIds: readonly string[]): Promise<MembersRead | null>;
+  /**
+   * Every member record of a group with its lease-index score and heartbeat time, read whatever
+   * the derived indexes hold (what rebuilding them starts from); null when the group is gone.
+   */
+  readGroupRecords(prefix: string, group: string): Promise<GroupRecords | null>;
   /** Members due for maintenance in one group (at most `max` per kind); null when it is gone. */
   readDue(prefix: string, group: string, now: number, max: number): Promise<DueRead | null>;
   /** What is due in each group of the stream; null when the stream does not exist. */

@@ -7,7 +7,12 @@ import { ACQUIRE_LOCK } from '../../src/store/scripts/acquire-lock.js';
 import { CLEAR_SHARD_KEYS } from '../../src/store/scripts/clear-shard-keys.js';
 import { COMMIT } from '../../src/store/scripts/commit.js';
 import { DELETE_SHARD } from '../../src/store/scripts/delete-shard.js';
-import { ASSIGNMENT_READ, DUE_READ, MEMBERS_READ } from '../../src/store/scripts/group-reads.js';
+import {
+  ASSIGNMENT_READ,
+  DUE_READ,
+  GROUP_RECORDS,
+  MEMBERS_READ,
+} from '../../src/store/scripts/group-reads.js';
 import { IDEMPOTENT_BATCH } from '../../src/store/scripts/idempotent-batch.js';
 import { IDEMPOTENT_PUBLISH } from '../../src/store/scripts/idempotent-publish.js';
 import { LOAD } from '../../src/store/scripts/load.js';
@@ -36,6 +41,7 @@ export const SCRIPTS = {
   'assignment-read': ASSIGNMENT_READ,
   'members-read': MEMBERS_READ,
   'due-read': DUE_READ,
+  'group-records': GROUP_RECORDS,
   'stream-probe': STREAM_PROBE,
   provision: PROVISION,
   'provision-existing': PROVISION_EXISTING,

@@ -18,13 +18,13 @@ const PINNED: Record<string, string> = {
   'acquire-lock': 'c24f1396eb0c4975f3ed488c01990ca2dd96dfa5',
   'release-lock': 'c89cee65b7ab260d98c281f3c3eb6fa7c992cdd2',
   'renew-lock': '1a22347112065789d764e3ed6c9b5a99d9767d0a',
-  commit: '57c4d8f2be9c071de94df9e772a23dc0658e071f',
-  load: '4deb2eb38319cdf7eb956422fdee24d5124abdd2',
-  'member-read': 'f52c5d4eae2ecfeec7301726cb4a3607c7a0150a',
-  'assignment-read': 'cb12599623f7c1cfa6356bee73d9c44d58c52d8b',
-  'members-read': 'd857c317d35de412a664fd3c504587c246c7cc55',
-  'due-read': 'cf34cdaa477631dba7f3fc166aa45e06ab5953b0',
-  'stream-probe': '30752a58d9995f8b06bc8fb229bc76ef2d50b48d',
+  commit: 'a19384b9c28307602fc8bac0b331c570d38393f0',
+  load: 'e4ba2a12b0dbb8da2980825bae1570901e7c3b24',
+  'member-read': '1983c8775166dadc9ac027176e01e3f86c266fbf',
+  'assignment-read': '70f73598d2e5fe8174020bde79afe89240ec397c',
+  'members-read': '6e401b117a49bb9e04998b11f21c19fd3581ae46',
+  'due-read': 'f96ca82d18c5fa899f9089cf4581f4308c40d784',
+  'stream-probe': '34ca7527c92230a1935fc0d5044954e4119effc9',
   provision: '855ece8fe536d75a5ab2074432212dd185224cba',
   'read-shards': '4ac4e4ba5c6e304370d9e22e870d40370096854a',
   'pending-summaries': 'fb31e3033d0aa445645acb524d69b1823fdc42af',
@@ -39,6 +39,7 @@ const PINNED: Record<string, string> = {
   'shard-owner-claim': '4fed50d356b74f548eadfaba13f64840049b8c98',
   'shard-owner-release': '3b0474e73ebfd7ca683b959c6f765396bc70d60c',
   'shard-fenced-command': '2ed11ea64b91b7d29c036e1ca432df5c966f7a13',
+  'group-records': '415430016a2d90dddeb997c6cb8709be4232162e',
 };
 
 const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');

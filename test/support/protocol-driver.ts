@@ -17,6 +17,7 @@ import { type HolderStatus, memberOps, type PlanOp } from '../../src/core/commit
 import { deepEqual } from '../../src/core/equal.js';
 import type { HeartbeatInput, HeartbeatOutput } from '../../src/core/heartbeat-types.js';
 import type { GroupDoc, MemberRecord, ProtocolConfig, StreamDoc } from '../../src/core/model.js';
+import { type GroupKeys, groupKeys } from '../../src/store/keys.js';
 import { CONFIG, type HbSpec, hb, T0 } from './heartbeat-fixtures.js';
 import { backends, uniquePrefix } from './redis.js';
 import { makeStack, manualClock, type Stack } from './stack.js';
@@ -234,6 +235,16 @@ export class Driver {
     if (!r.ok) throw new Error('setting a holder status failed');
   }
 
+  /** Deletes one of the group's Redis keys (what an eviction or an operator's mistake does). */
+  async dropKey(key: keyof GroupKeys): Promise<void> {
+    await this.stack.redis.del(groupKeys(this.stack.config.keyPrefix, this.prefix, this.prefix)[key]);
+  }
+
+  /** The group as the monitoring API reports it now. */
+  async observedState(): Promise<string> {
+    return (await this.stack.coordinator.getGroup(this.prefix, this.prefix)).group.state;
+  }
+
   /** Reads the stream and the group back from Redis. */
   async reload(): Promise<void> {
     const snap = await this.stack.store.load(this.prefix, [this.prefix]);
@@ -261,5 +272,6 @@ function isWrite(op: PlanOp): boolean {
     'live-below',
     'round-is',
     'token-is',
+    'members-are',
   ].includes(op.k);
 }

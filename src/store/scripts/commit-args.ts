@@ -2,9 +2,10 @@
  * Encodes a StreamPlan as the KEYS/ARGV of the commit script and decodes its reply. Shared by
  * every Store implementation so they all speak the same script protocol.
  */
-import type { Fingerprint, PlanOp } from '../../core/commit-plan.js';
+import type { DerivedIndex, Fingerprint, PlanOp } from '../../core/commit-plan.js';
 import { CoordinatorError } from '../../core/errors.js';
-import { encodedGroup, streamKeys } from '../keys.js';
+import { groupDamaged } from '../damage.js';
+import { encodedGroup, groupKeyList, groupKeys, streamKeys } from '../keys.js';
 import { encodeMember, encodeOwner, encodeRound, encodeStreamHead } from '../records.js';
 import { encodeShards } from '../shard-ranges.js';
 import type { CommitOutcome, HeaderValues, StreamPlan } from '../store.js';
@@ -53,6 +54,17 @@ function fingerprintText(f: Fingerprint): string {
   return `${head}|${waits}${JSON.stringify(f.response)}`;
 }
 
+/** Where each derived index sits among a group's keys (slot 1 = the header; `GROUP_KEY_PARTS` order). */
+const INDEX_SLOT: Record<DerivedIndex, number> = {
+  status: 3,
+  targets: 4,
+  owners: 5,
+  leases: 6,
+  live: 7,
+  fast: 8,
+  timers: 10,
+};
+
 /** The script arguments of one group operation (`g` = the group's index, 1-based). */
 function encodeOp(op: PlanOp, g: number): string[] {
   const G = String(g);
@@ -80,6 +92,33 @@ function encodeOp(op: PlanOp, g: number): string[] {
       return ['ri', G, op.round === null ? '-' : encodeRound(op.round)];
     case 'token-is':
       return ['ki', G, op.token];
+    case 'members-are':
+      return ['mc', G, String(op.count)];
+    case 'reset-group':
+      return [
+        'gX',
+        G,
+        ...[
+          'ge',
+          op.groupEpoch,
+          'ae',
+          op.groupEpoch,
+          'mv',
+          op.metadataVersion,
+          'ca',
+          op.createdAt,
+          'ua',
+          op.at,
+        ]
+          .map(String)
+          .flatMap((v, i, all) => (i % 2 === 0 ? ['hs', G, v, all[i + 1]!] : [])),
+        'hs',
+        G,
+        'rc',
+        ms(op.holdUntil),
+      ];
+    case 'wipe-index':
+      return ['kD', G, String(INDEX_SLOT[op.index])];
     case 'record':
       return ['ms', G, op.member, encodeMember(op.rev, op.record)];
     case 'joined-record':
@@ -143,7 +182,9 @@ const COMMIT_TOKEN_TTL_MS = 60_000;
 
 /** Builds the commit script call for `plan` in namespace `ns`. */
 export function encodeCommit(ns: string, plan: StreamPlan): ScriptCall {
-  const keys = [streamKeys(ns, plan.prefix).stream];
+  const sk = streamKeys(ns, plan.prefix);
+  const keys = [sk.stream, sk.lock, sk.commit];
+  for (const g of plan.groups) keys.push(...groupKeyList(groupKeys(ns, plan.prefix, g.name)));
   const args = [String(plan.groups.length), ...plan.groups.map((g) => encodedGroup(g.name))];
   if (plan.lock !== undefined) args.push('lk', '0', plan.lock);
   if (plan.expect === 'absent') args.push('sx', '0');
@@ -174,9 +215,14 @@ export function encodeCommit(ns: string, plan: StreamPlan): ScriptCall {
 }
 
 /** Decodes the commit script's reply. */
-export function decodeCommitReply(reply: unknown, groups: number): CommitOutcome {
+export function decodeCommitReply(reply: unknown, plan: StreamPlan): CommitOutcome {
+  const groups = plan.groups.length;
   const a = Array.isArray(reply) ? reply : [];
   const code = Number(a[0]);
+  if (code === -3) {
+    const name = plan.groups[Number(a[1]) - 1]?.name ?? '?';
+    throw groupDamaged(plan.prefix, name, a.slice(2).map(String));
+  }
   if (code === 0) return { ok: false, failedCheck: Number(a[1]) };
   if (code === -1) return { ok: false, failedCheck: Number(a[1]), lockLost: true };
   if (code !== 1 && code !== 2)

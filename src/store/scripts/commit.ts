@@ -4,10 +4,12 @@
  * `core/commit-plan.ts` through `commit-args.ts`, so heartbeats, maintenance, assignment rounds
  * and stream-wide changes all commit through this one script.
  *
- * KEYS[1]              K:{P}:stream (each group's 12 keys are built from it: same slot)
- * ARGV[1]              number of groups n; ARGV[2..n+1] their encoded names (keys in
- *                      `GROUP_KEY_PARTS` order: header, members, status, targets, owners, leases,
- *                      live, fast, deadlines, timers, acks, assignLock); then operations: opcode,
+ * KEYS[1..3]           K:{P}:stream, K:{P}:lock, K:{P}:commit; then each group's 12 keys in
+ *                      `GROUP_KEY_PARTS` order (header, members, status, targets, owners, leases,
+ *                      live, fast, deadlines, timers, acks, assignLock). Every key is declared and
+ *                      all share the stream's hash tag (one slot).
+ * ARGV[1]              number of groups n; ARGV[2..n+1] their encoded names (the stream hash
+ *                      keeps each group's highest epoch as `ge:<name>`); then operations: opcode,
  *                      group index (0 = stream), args.
  *
  * In doubt: `ct token ms` (stream-wide plans) records the plan's one-time token in
@@ -36,24 +38,20 @@
  * of 1 for a plan already applied), {0, index} naming the first check that failed, or {-1, index}
  * when the mutex is not the plan's (nothing written).
  */
-import { GROUP_KEY_PARTS } from '../keys.js';
+import { INTEGRITY_LUA } from './group-keys-lua.js';
 import type { LuaScript } from './lua-script.js';
 
-const lua = `local arity = { lk = 1, ct = 2, sx = 0, sr = 1, ge = 0, gn = 0, rr = 2, ti = 2, te = 2, di = 2, si = 2, oi = 2, om = 2, la = 2, lb = 2, ri = 1, ki = 1,
+const lua = `${INTEGRITY_LUA}local arity = { lk = 1, ct = 2, sx = 0, sr = 1, ge = 0, gn = 0, rr = 2, ti = 2, te = 2, di = 2, si = 2, oi = 2, om = 2, la = 2, lb = 2, ri = 1, ki = 1,
   sd = 2, sX = 0, sp = 1, gc = 4, gX = 0, hi = 2, hs = 2, hn = 2, hd = 1, ae = 2, ms = 2, mj = 3, md = 1, ss = 2, ts = 2, td = 1,
-  os = 2, ['or'] = 2, kr = 2, kc = 3, ls = 2, lr = 1, vs = 3, ds = 2, dn = 2, dr = 1, zs = 2, zr = 1, as = 1, ax = 0, fs = 2 }
+  os = 2, ['or'] = 2, kr = 2, kc = 3, ls = 2, lr = 1, vs = 3, ds = 2, dn = 2, dr = 1, zs = 2, zr = 1, as = 1, ax = 0, fs = 2, kD = 1, mc = 1 }
 local check = { lk = true, sx = true, sr = true, ge = true, gn = true, rr = true, ti = true, te = true, di = true, si = true, oi = true, om = true,
-  la = true, lb = true, ri = true, ki = true }
+  la = true, lb = true, ri = true, ki = true, mc = true }
 local groups = tonumber(ARGV[1])
 local keys = {}
-do
-  local base = string.sub(KEYS[1], 1, -8)
-  local parts = { ${GROUP_KEY_PARTS.map((p) => `'${p}'`).join(', ')} }
-  for g = 1, groups do
-    keys[g] = {}
-    for slot, part in ipairs(parts) do
-      keys[g][slot] = base .. ':' .. part .. ':' .. ARGV[1 + g]
-    end
+for g = 1, groups do
+  keys[g] = {}
+  for slot = 1, 12 do
+    keys[g][slot] = KEYS[3 + (g - 1) * 12 + slot]
   end
 end
 local ops = {}
@@ -83,10 +81,29 @@ local function reply(code)
   end
   return out
 end
-local commitKey = string.sub(KEYS[1], 1, -8) .. ':commit'
+local commitKey = KEYS[3]
 for _, op in ipairs(ops) do
   if op.c == 'ct' and redis.call('GET', commitKey) == op[1] then
     return reply(2)
+  end
+end
+-- A group whose indexes no longer have the sizes its header recorded lost a key: nothing is
+-- written ({-3, group, parts…}) unless this plan rebuilds those indexes (kD) or deletes the
+-- group's keys (gX: a group delete, or an operator's reset).
+local rebuilding = {}
+for _, op in ipairs(ops) do
+  if op.c == 'kD' or op.c == 'gX' then
+    rebuilding[op.g] = true
+  end
+end
+for g = 1, groups do
+  if not rebuilding[g] then
+    local d = damaged(function(slot)
+      return K(g, slot)
+    end)
+    if d then
+      return { -3, g, unpack(d) }
+    end
   end
 end
 local function absent(v)
@@ -116,7 +133,7 @@ for idx, op in ipairs(ops) do
   if check[c] then
     local ok
     if c == 'lk' then
-      if redis.call('GET', string.sub(KEYS[1], 1, -8) .. ':lock') ~= op[1] then
+      if redis.call('GET', KEYS[2]) ~= op[1] then
         return { -1, idx }
       end
       ok = true
@@ -158,6 +175,8 @@ for idx, op in ipairs(ops) do
       ok = same(redis.call('HGET', K(op.g, 1), 'cr'), absent(op[1]))
     elseif c == 'ki' then
       ok = redis.call('GET', K(op.g, 12)) == op[1]
+    elseif c == 'mc' then
+      ok = redis.call('HLEN', K(op.g, 2)) == tonumber(op[1])
     end
     if not ok then
       return { 0, idx }
@@ -259,6 +278,8 @@ for _, op in ipairs(ops) do
     redis.call('SADD', K(g, 11), op[1])
   elseif c == 'ax' then
     redis.call('DEL', K(g, 11))
+  elseif c == 'kD' then
+    redis.call('DEL', K(g, tonumber(op[1])))
   elseif c == 'fs' then
     redis.call('HSET', K(g, 8), op[1], op[2])
   elseif c == 'kc' then
@@ -289,8 +310,24 @@ for _, op in ipairs(ops) do
   end
 end
 
+-- What every index of a group now holds, for the next read to compare; and the highest group
+-- epoch the group reached, kept in the stream hash so even a reset after a lost header never
+-- answers an epoch below one already given out.
+for g = 1, groups do
+  if redis.call('EXISTS', K(g, 1)) == 1 then
+    recount(function(slot)
+      return K(g, slot)
+    end)
+    local ge = redis.call('HGET', K(g, 1), 'ge')
+    local mark = 'ge:' .. ARGV[1 + g]
+    if ge and tonumber(ge) > tonumber(redis.call('HGET', KEYS[1], mark) or '-1') then
+      redis.call('HSET', KEYS[1], mark, ge)
+    end
+  end
+end
+
 return reply(1)
 `;
 
 /** Checks, then writes, of one plan (see the header comment). */
-export const COMMIT: LuaScript = { name: 'commit', lua, sha1: '57c4d8f2be9c071de94df9e772a23dc0658e071f' };
+export const COMMIT: LuaScript = { name: 'commit', lua, sha1: 'a19384b9c28307602fc8bac0b331c570d38393f0' };

@@ -1,22 +1,59 @@
 /**
- * Lua shared by the group scripts: the prelude that derives a group's keys from the stream key,
+ * Lua shared by the group scripts: how they name a group's keys and check that none went missing,
  * kept with every other Lua text of the project (the key names themselves live in ../keys.ts).
  */
-import { GROUP_KEY_PARTS } from '../keys.js';
+/**
+ * Lua naming a group's keys `K`: `K[1]` = KEYS[1] (the stream hash) and `K[2..13]` = KEYS[2..13],
+ * the group's 12 keys in `GROUP_KEY_PARTS` order. Every key is declared (they share the stream's
+ * hash tag, so one slot): on a Cluster slot in migration Redis then answers ASK or TRYAGAIN
+ * instead of running the script over half the group's keys.
+ */
+export const GROUP_KEYS_LUA = `local K = KEYS
+`;
 
 /**
- * Lua that builds `K`: `K[1]` = KEYS[1] (the stream hash, which carries the hash tag) and
- * `K[2..13]` = the 12 keys of the group whose encoded name is `nameExpr`, in script order. Scripts
- * then declare one key only: the others share its slot, so this works on Redis Cluster too.
+ * The group indexes whose size the header records after every commit (`n<part>` fields), so a
+ * read notices a key that went missing (eviction, an operator's DEL, a lost write) instead of
+ * reading it as empty: header field, key slot (1 = the header), the command that sizes it, and
+ * the key's part name. Member records are the source of truth; the others are derived from them
+ * (docs/running-redis.md#when-a-group-is-reported-corrupt).
  */
-export function groupKeysLua(nameExpr: string): string {
-  const parts = GROUP_KEY_PARTS.map((p) => `'${p}'`).join(', ');
-  return `local K = { KEYS[1] }
-do
-  local base = string.sub(KEYS[1], 1, -8)
-  for i, part in ipairs({ ${parts} }) do
-    K[i + 1] = base .. ':' .. part .. ':' .. ${nameExpr}
+const COUNTED: ReadonlyArray<readonly [field: string, slot: number, command: string, part: string]> = [
+  ['nm', 2, 'HLEN', 'm'],
+  ['ns', 3, 'HLEN', 'st'],
+  ['nt', 4, 'HLEN', 't'],
+  ['no', 5, 'HLEN', 'o'],
+  ['nl', 6, 'ZCARD', 'leases'],
+  ['nz', 10, 'ZCARD', 'tm'],
+];
+
+/**
+ * Lua defining `damaged(key)` and `recount(key)`, where `key(slot)` names one of a group's keys
+ * (slot 1 = the header, then `GROUP_KEY_PARTS` order). `damaged` returns nil when every counted
+ * index has the size the header recorded (or the header has recorded none yet), else the list of
+ * the parts that differ. `recount` records the current sizes in the header.
+ */
+export const INTEGRITY_LUA = `local COUNTED = { ${COUNTED.map(([f, s, c, p]) => `{ '${f}', ${s}, '${c}', '${p}' }`).join(', ')} }
+local function damaged(key)
+  local want = redis.call('HMGET', key(1), ${COUNTED.map(([f]) => `'${f}'`).join(', ')})
+  if not want[1] then
+    return nil
   end
+  local out = nil
+  for i, c in ipairs(COUNTED) do
+    if tonumber(want[i]) ~= redis.call(c[3], key(c[2])) then
+      out = out or {}
+      out[#out + 1] = c[4]
+    end
+  end
+  return out
+end
+local function recount(key)
+  local v = {}
+  for _, c in ipairs(COUNTED) do
+    v[#v + 1] = c[1]
+    v[#v + 1] = redis.call(c[3], key(c[2]))
+  end
+  redis.call('HSET', key(1), unpack(v))
 end
 `;
-}

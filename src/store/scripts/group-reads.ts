@@ -2,9 +2,11 @@
  * Reads of one group for its group-level steps, each one round trip on the group's
  * slot: what an assignment round needs, and the records of the members maintenance is due for.
  *
- * Every one takes KEYS[1] K:{P}:stream and ARGV[1] the encoded group name (the group's keys are
- * built from them: same slot); the ARGV below follow it. Every one returns {-2}, before anything
- * else, when the stream hash lacks the layout-2 marker (layout 1, which is refused).
+ * Every one takes KEYS[1] K:{P}:stream and KEYS[2..13] the group's keys (`GROUP_KEY_PARTS` order,
+ * one slot), and ARGV[1] the encoded group name (unused by the scripts); the ARGV below follow it. Every one returns {-2}, before anything
+ * else, when the stream hash lacks the layout-2 marker (layout 1, which is refused); {-7} when the
+ * group header is missing but other keys of the group are there; {-6, parts} when an index lost
+ * entries the header says it has (nothing is read or written).
  *
  * ASSIGNMENT_READ — ARGV now (ms), token, lock lease (ms). Takes (or renews) the group's assignment lock with the
  *   token. Returns {0} when the stream or the group header is missing, {-5} when someone else
@@ -13,10 +15,10 @@
  * MEMBERS_READ — ARGV member ids. Returns {0} when the stream or the group header
  *   is missing, else {1, rev, hb, header, per member {record, target, lease, heartbeatAt, deadline}}.
  */
-import { groupKeysLua } from './group-keys-lua.js';
+import { GROUP_KEYS_LUA, INTEGRITY_LUA } from './group-keys-lua.js';
 import type { LuaScript } from './lua-script.js';
 
-const prelude = `${groupKeysLua('ARGV[1]')}local s = redis.call('HMGET', KEYS[1], 'rev', 'hb', 'layout')
+const prelude = `${GROUP_KEYS_LUA}${INTEGRITY_LUA}local s = redis.call('HMGET', KEYS[1], 'rev', 'hb', 'layout')
 if not s[1] then
   return { 0 }
 end
@@ -24,7 +26,16 @@ if s[3] ~= '2' then
   return { -2 }
 end
 if redis.call('EXISTS', K[2]) == 0 then
+  if redis.call('EXISTS', K[3], K[4], K[5], K[6], K[7], K[11]) > 0 then
+    return { -7 }
+  end
   return { 0 }
+end
+local lost = damaged(function(slot)
+  return K[slot + 1]
+end)
+if lost then
+  return { -6, lost }
 end
 `;
 
@@ -54,14 +65,14 @@ return out
 export const ASSIGNMENT_READ: LuaScript = {
   name: 'assignment-read',
   lua: assignment,
-  sha1: 'cb12599623f7c1cfa6356bee73d9c44d58c52d8b',
+  sha1: '70f73598d2e5fe8174020bde79afe89240ec397c',
 };
 
 /** The records of the named members (with lease, heartbeat time, target and deadline). */
 export const MEMBERS_READ: LuaScript = {
   name: 'members-read',
   lua: members,
-  sha1: 'd857c317d35de412a664fd3c504587c246c7cc55',
+  sha1: '6e401b117a49bb9e04998b11f21c19fd3581ae46',
 };
 
 const due = `${prelude}local k = tonumber(ARGV[3])
@@ -79,5 +90,28 @@ return { 1, redis.call('ZRANGEBYSCORE', K[7], '-inf', '(' .. ARGV[2], 'LIMIT', 0
 export const DUE_READ: LuaScript = {
   name: 'due-read',
   lua: due,
-  sha1: 'cf34cdaa477631dba7f3fc166aa45e06ab5953b0',
+  sha1: 'f96ca82d18c5fa899f9089cf4581f4308c40d784',
+};
+
+const records = `${GROUP_KEYS_LUA}local s = redis.call('HMGET', KEYS[1], 'rev', 'layout')
+if not s[1] then
+  return { 0 }
+end
+if s[2] ~= '2' then
+  return { -2 }
+end
+return { 1, redis.call('HGETALL', K[2]), redis.call('HGETALL', K[3]), redis.call('HGETALL', K[8]),
+  redis.call('ZRANGE', K[7], 0, -1, 'WITHSCORES'), redis.call('HGET', K[1], 'ge:' .. ARGV[1]) or false }
+`;
+
+/**
+ * GROUP_RECORDS — no further ARGV. What rebuilding a group's derived indexes starts from, read
+ * whatever the indexes hold: {0} when the stream is missing, else
+ * {1, header (empty when lost), members, live, leases+scores, the highest group epoch the
+ * stream hash recorded}.
+ */
+export const GROUP_RECORDS: LuaScript = {
+  name: 'group-records',
+  lua: records,
+  sha1: '415430016a2d90dddeb997c6cb8709be4232162e',
 };

@@ -5,8 +5,8 @@
  * entries of its target and of the shards its request names with the status of each other
  * holder, and up to `k` members whose lease, deadline or timer is due (maintenance comes first).
  *
- * KEYS[1] K:{P}:stream (the group's keys are built from it: same slot).
- * ARGV[1] the encoded group name   ARGV[2] member id   ARGV[3] now (ms)
+ * KEYS[1] K:{P}:stream, KEYS[2..13] the group's keys (`GROUP_KEY_PARTS` order; one slot).
+ * ARGV[1] the encoded group name (unused by the script)   ARGV[2] member id   ARGV[3] now (ms)
  * ARGV[4] fast-path key ('' = no fast path)   ARGV[5] lease the fast path renews to
  * ARGV[6] progress JSON the fast path stores   ARGV[7] k (due members listed at most)
  * ARGV[8] the shards the request names, comma-separated (one argument: cheaper to pass than many)
@@ -31,15 +31,17 @@
  *   {-2}                     the stream is stored in layout 1 (refused, nothing written)
  *   {-3}                     the stream document's length differs from the one recorded (altered)
  *   {-4}                     a stored target is not a shard list
+ *   {-6, parts}              an index lost entries the header says it has (nothing decided)
+ *   {-7}                     the group header is missing but other keys of the group are there
  *   {2, rev, hb}             the stream exists, the group header does not
  *   {3, answer}              fast path: the stored answer
  *   {1, rev, hb, header, record, target, lease, at, deadline, expired, deadlines, timers,
  *    shards, entries, holders, statuses, acked, acks, live}
  */
-import { groupKeysLua } from './group-keys-lua.js';
+import { GROUP_KEYS_LUA, INTEGRITY_LUA } from './group-keys-lua.js';
 import type { LuaScript } from './lua-script.js';
 
-const lua = `${groupKeysLua('ARGV[1]')}local m = ARGV[2]
+const lua = `${GROUP_KEYS_LUA}${INTEGRITY_LUA}local m = ARGV[2]
 local now = ARGV[3]
 local fastKey = ARGV[4]
 local k = tonumber(ARGV[7])
@@ -58,6 +60,10 @@ if tonumber(s[3]) ~= redis.call('HSTRLEN', K[1], 'doc') then
 end
 local h = redis.call('HGETALL', K[2])
 if #h == 0 then
+  -- No header: a new group, unless other keys of the group are there (a lost header).
+  if redis.call('EXISTS', K[3], K[4], K[5], K[6], K[7], K[11]) > 0 then
+    return { -7 }
+  end
   return { 2, s[1], s[2] }
 end
 local hf = {}
@@ -118,6 +124,14 @@ if fastKey ~= '' and rec and lease and not hf.cr and not recovering and #expired
       return { 3, string.sub(fp, pos) }
     end
   end
+end
+
+-- The full path decides: first make sure no index it reads went missing.
+local lost = damaged(function(slot)
+  return K[slot + 1]
+end)
+if lost then
+  return { -6, lost }
 end
 
 local info = redis.pcall('INFO', 'server')
@@ -205,5 +219,5 @@ return { 1, s[1], s[2], h, rec or false, tgt or false, lease or false, at or fal
 export const MEMBER_READ: LuaScript = {
   name: 'member-read',
   lua,
-  sha1: 'f52c5d4eae2ecfeec7301726cb4a3607c7a0150a',
+  sha1: '1983c8775166dadc9ac027176e01e3f86c266fbf',
 };

@@ -8,9 +8,11 @@ import { dict } from '../../core/dict.js';
 import type { CoordinatorError } from '../../core/errors.js';
 import { groupStateOf } from '../../core/group.js';
 import type { HeartbeatOutput } from '../../core/heartbeat-types.js';
+import type { GroupHeader } from '../../core/member-view.js';
 import type { GroupDoc, MemberRecord } from '../../core/model.js';
 import { corrupt, parseLiveEntry, parseRevision, parseStreamDoc } from '../codec.js';
-import { encodedGroup, streamKeys } from '../keys.js';
+import { groupDamaged, headerLost } from '../damage.js';
+import { encodedGroup, groupKeyList, groupKeys, streamKeys } from '../keys.js';
 import {
   decodeHeader,
   decodeMember,
@@ -23,6 +25,7 @@ import {
 import type {
   AssignmentRead,
   DueRead,
+  GroupRecords,
   MemberRead,
   MemberReadRequest,
   MembersRead,
@@ -41,6 +44,30 @@ function layout1Refused(prefix: string): CoordinatorError {
     prefix,
     "it is in layout 1 (one JSON document per group), written only by unreleased development builds; this coordinator reads layout 2 only: delete the stream's coordinator keys (or the whole key namespace) and create the stream again",
   );
+}
+
+/**
+ * `read()`, or — when a derived index holds an entry that does not decode — the damage as a lost
+ * `part`, which the coordinator rebuilds from the member records like a missing key.
+ */
+function derived<T>(prefix: string, group: string, part: string, read: () => T): T {
+  try {
+    return read();
+  } catch {
+    throw groupDamaged(prefix, group, [part]);
+  }
+}
+
+/** Throws when a group read answered that the group lost part of its state ({-6, parts} or {-7}). */
+function damaged(prefix: string, group: string, a: unknown[]): void {
+  const code = Number(a[0]);
+  if (code === -6)
+    throw groupDamaged(
+      prefix,
+      group,
+      list(a[1]).map((x) => str(x) ?? '?'),
+    );
+  if (code === -7) throw headerLost(prefix, group);
 }
 
 function str(v: unknown): string | null {
@@ -70,9 +97,12 @@ function pairs(v: unknown): Array<[string, string]> {
 
 const STATUSES = new Set(['A', 'L', 'B', 'X']);
 
-/** One group's script call: the stream hash as the key, the encoded group name first in ARGV. */
+/** One group's script call: the stream hash and the group's 12 keys, the encoded group name first in ARGV. */
 export function groupCall(ns: string, prefix: string, group: string, args: string[]): ScriptCall {
-  return { keys: [streamKeys(ns, prefix).stream], args: [encodedGroup(group), ...args] };
+  return {
+    keys: [streamKeys(ns, prefix).stream, ...groupKeyList(groupKeys(ns, prefix, group))],
+    args: [encodedGroup(group), ...args],
+  };
 }
 
 /** A record merged with what lives beside it: lease and heartbeat time by maximum, the deadline. */
@@ -114,8 +144,8 @@ export function decodeMemberRead(req: MemberReadRequest, reply: unknown): Member
   if (code === -1) throw corrupt(prefix, `group "${group}" has a header but the stream document is missing`);
   if (code === -2) throw layout1Refused(prefix);
   if (code === -3) throw corrupt(prefix, 'the stream document differs from the one the coordinator wrote');
-  if (code === -4)
-    throw corrupt(prefix, `the target of member "${memberId}" of group "${group}" is unreadable`);
+  if (code === -4) throw groupDamaged(prefix, group, ['t']);
+  damaged(prefix, group, a);
   if (code === 3) {
     try {
       return { kind: 'fast', response: JSON.parse(str(a[1]) ?? '') as HeartbeatOutput };
@@ -126,7 +156,7 @@ export function decodeMemberRead(req: MemberReadRequest, reply: unknown): Member
   const streamRev = parseRevision(prefix, str(a[1]));
   const head = decodeStreamHead(prefix, str(a[2]));
   if (code === 2) {
-    if (head.groups.includes(group)) throw corrupt(prefix, `group "${group}" is listed but has no header`);
+    if (head.groups.includes(group)) throw headerLost(prefix, group);
     return { kind: 'no-group', streamRev, head };
   }
   if (code !== 1) throw corrupt(prefix, 'unexpected reply from the member read');
@@ -140,14 +170,17 @@ export function decodeMemberRead(req: MemberReadRequest, reply: unknown): Member
   const entries = list(a[13]);
   const owners = new Map<number, OwnerEntry | null>();
   shards.forEach((s, i) => {
-    owners.set(s, decodeOwner(prefix, group, str(entries[i])));
+    owners.set(
+      s,
+      derived(prefix, group, 'o', () => decodeOwner(prefix, group, str(entries[i]))),
+    );
   });
   const holderIds = list(a[14]).map((x) => str(x) ?? '');
   const statuses = list(a[15]);
   const holders = new Map<string, HolderStatus | null>();
   holderIds.forEach((id, i) => {
     const s = str(statuses[i]);
-    if (s !== null && !STATUSES.has(s)) throw corrupt(prefix, `the status of member "${id}" is unreadable`);
+    if (s !== null && !STATUSES.has(s)) throw groupDamaged(prefix, group, ['st']);
     holders.set(id, s as HolderStatus | null);
   });
   const ids = (v: unknown) => list(v).map((x) => str(x) ?? '');
@@ -157,7 +190,7 @@ export function decodeMemberRead(req: MemberReadRequest, reply: unknown): Member
     head,
     header,
     member,
-    target: decodeTarget(prefix, group, memberId, str(a[5])),
+    target: derived(prefix, group, 't', () => decodeTarget(prefix, group, memberId, str(a[5]))),
     targetStored: str(a[5]) !== null,
     owners,
     holders,
@@ -168,11 +201,26 @@ export function decodeMemberRead(req: MemberReadRequest, reply: unknown): Member
   };
 }
 
-/** The whole-read call for `groups`. */
-export function encodeLoad(ns: string, prefix: string, groups: string[] | 'all'): ScriptCall {
+/**
+ * The whole-read call: `names` are the groups to read; with `all`, they must be every group the
+ * stream lists, in its order (else the script answers the list: see `listedInstead`).
+ */
+export function encodeLoad(
+  ns: string,
+  prefix: string,
+  mode: 'all' | 'named',
+  names: readonly string[],
+): ScriptCall {
+  const unique = [...new Set(names)];
   const keys = [streamKeys(ns, prefix).stream];
-  if (groups === 'all') return { keys, args: ['all'] };
-  return { keys, args: ['named', ...new Set(groups)] };
+  for (const name of unique) keys.push(...groupKeyList(groupKeys(ns, prefix, name)));
+  return { keys, args: [mode, ...unique] };
+}
+
+/** The groups the stream lists when an `all` read named others ({-8, names}); null otherwise. */
+export function listedInstead(reply: unknown): string[] | null {
+  const a = list(reply);
+  return Number(a[0]) === -8 ? list(a[1]).map((x) => str(x) ?? '') : null;
 }
 
 /** Members decoded between two yields to the event loop while a whole group is assembled. */
@@ -193,7 +241,12 @@ async function assembleGroup(prefix: string, name: string, parts: unknown[]): Pr
   const leases = new Map(pairs(parts[5]).map(([m, s]) => [m, Number(s)]));
   const deadlines = new Map(pairs(parts[7]).map(([m, s]) => [m, Number(s)]));
   const members: GroupDoc['members'] = dict();
-  const live = new Map(pairs(parts[6]).map(([m, text]) => [m, parseLiveEntry(prefix, name, text)]));
+  const live = new Map(
+    pairs(parts[6]).map(([m, text]) => [
+      m,
+      derived(prefix, name, 'live', () => parseLiveEntry(prefix, name, text)),
+    ]),
+  );
   let decoded = 0;
   for (const [id, text] of pairs(parts[3])) {
     if (++decoded % MEMBERS_PER_SLICE === 0) await yieldToLoop();
@@ -207,7 +260,9 @@ async function assembleGroup(prefix: string, name: string, parts: unknown[]): Pr
     members[id] = { ...m, shardProgress: entry?.progress ?? [] };
   }
   const targetAssignments = dict<number[]>();
-  for (const [id, text] of pairs(parts[4])) targetAssignments[id] = decodeTarget(prefix, name, id, text);
+  for (const [id, text] of pairs(parts[4])) {
+    targetAssignments[id] = derived(prefix, name, 't', () => decodeTarget(prefix, name, id, text));
+  }
   const acks = list(parts[8])
     .map((x) => str(x) ?? '')
     .sort();
@@ -251,12 +306,17 @@ export async function decodeLoadReply(
   for (const entry of a.slice(5)) {
     const parts = list(entry);
     const name = str(parts[0]) ?? '';
+    if (Number(parts[1]) === 2)
+      throw groupDamaged(
+        prefix,
+        name,
+        list(parts[2]).map((x) => str(x) ?? '?'),
+      );
+    if (Number(parts[1]) === 3) throw headerLost(prefix, name);
     if (Number(parts[1]) !== 1) {
       // A group the stream document lists must exist (its metadata was deleted behind our back:
       // fail closed); a group it does not list is simply absent.
-      if (requested === 'all' || stream.groups.includes(name)) {
-        throw corrupt(prefix, `group "${name}" is listed but has no header`);
-      }
+      if (requested === 'all' || stream.groups.includes(name)) throw headerLost(prefix, name);
       continue;
     }
     if (!stream.groups.includes(name)) continue;
@@ -273,13 +333,19 @@ export function decodeAssignmentRead(
 ): AssignmentRead | 'busy' | null {
   const a = list(reply);
   if (Number(a[0]) === -2) throw layout1Refused(prefix);
+  damaged(prefix, group, a);
   if (Number(a[0]) === -5) return 'busy';
   if (Number(a[0]) !== 1) return null;
   const targets = new Map<string, number[]>();
-  for (const [id, text] of pairs(a[5])) targets.set(id, decodeTarget(prefix, group, id, text));
+  for (const [id, text] of pairs(a[5])) {
+    targets.set(
+      id,
+      derived(prefix, group, 't', () => decodeTarget(prefix, group, id, text)),
+    );
+  }
   const owners = new Map<number, OwnerEntry>();
   for (const [s, text] of pairs(a[6])) {
-    const e = decodeOwner(prefix, group, text);
+    const e = derived(prefix, group, 'o', () => decodeOwner(prefix, group, text));
     if (e) owners.set(Number(s), e);
   }
   return {
@@ -302,6 +368,7 @@ export function decodeMembersRead(
 ): MembersRead | null {
   const a = list(reply);
   if (Number(a[0]) === -2) throw layout1Refused(prefix);
+  damaged(prefix, group, a);
   if (Number(a[0]) !== 1) return null;
   const members: MembersRead['members'] = new Map();
   ids.forEach((id, i) => {
@@ -310,7 +377,7 @@ export function decodeMembersRead(
     members.set(id, {
       stored:
         text === null ? null : merged(decodeMember(prefix, group, id, text), num(p[2]), num(p[3]), num(p[4])),
-      target: decodeTarget(prefix, group, id, str(p[1])),
+      target: derived(prefix, group, 't', () => decodeTarget(prefix, group, id, str(p[1]))),
     });
   });
   return {
@@ -322,9 +389,10 @@ export function decodeMembersRead(
 }
 
 /** Decodes the due-read reply (null when the stream or group is gone). */
-export function decodeDue(prefix: string, reply: unknown): DueRead | null {
+export function decodeDue(prefix: string, group: string, reply: unknown): DueRead | null {
   const a = list(reply);
   if (Number(a[0]) === -2) throw layout1Refused(prefix);
+  damaged(prefix, group, a);
   if (Number(a[0]) !== 1) return null;
   const ids = (v: unknown) => list(v).map((x) => str(x) ?? '');
   return {
@@ -358,5 +426,48 @@ export function decodeProbe(prefix: string, reply: unknown): StreamProbe | null 
         roundOpen: flag(6),
       };
     }),
+  };
+}
+
+/**
+ * Decodes the group-records reply (null when the stream or every key of the group is gone). It
+ * reads what it can: a lost or unreadable header is null, and records that do not decode are
+ * listed by id, for the caller to decide whether that can be trusted.
+ */
+export function decodeGroupRecords(prefix: string, group: string, reply: unknown): GroupRecords | null {
+  const a = list(reply);
+  if (Number(a[0]) === -2) throw layout1Refused(prefix);
+  if (Number(a[0]) !== 1) return null;
+  const members = new Map<string, RecordAt>();
+  const unreadable: string[] = [];
+  for (const [id, text] of pairs(a[2])) {
+    try {
+      members.set(id, decodeMember(prefix, group, id, text));
+    } catch {
+      unreadable.push(id);
+    }
+  }
+  const heartbeats = new Map<string, number>();
+  for (const [id, text] of pairs(a[3])) {
+    try {
+      heartbeats.set(id, parseLiveEntry(prefix, group, text).at);
+    } catch {
+      // A lost heartbeat time only makes a rebuilt lease no longer than the record's.
+    }
+  }
+  let header: GroupHeader | null = null;
+  try {
+    header = pairs(a[1]).length === 0 ? null : decodeHeader(prefix, group, fieldsOf(a[1]));
+  } catch {
+    header = null;
+  }
+  return {
+    header,
+    members,
+    unreadable,
+    leases: new Map(pairs(a[4]).map(([m, v]) => [m, Number(v)])),
+    heartbeats,
+    highestEpoch: num(a[5]) ?? 0,
+    recordedMembers: num(fieldsOf(a[1]).nm),
   };
 }

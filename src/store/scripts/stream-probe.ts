@@ -8,9 +8,10 @@
  * {name, exists, assignmentDue, leaseDue, deadlineDue, timerDue, roundOpen} (1/0 flags).
  */
 import { GROUP_KEY_PARTS } from '../keys.js';
+import { INTEGRITY_LUA } from './group-keys-lua.js';
 import type { LuaScript } from './lua-script.js';
 
-const lua = `local parts = { ${GROUP_KEY_PARTS.map((p) => `'${p}'`).join(', ')} }
+const lua = `${INTEGRITY_LUA}local parts = { ${GROUP_KEY_PARTS.map((p) => `'${p}'`).join(', ')} }
 local s = redis.call('HMGET', KEYS[1], 'rev', 'hb', 'layout')
 if not s[1] then
   return { 0 }
@@ -43,8 +44,10 @@ if ok and type(d) == 'table' and type(d.g) == 'table' then
       if not h[1] then
         out[#out + 1] = { name, 0, 0, 0, 0, 0, 0 }
       else
+        -- A group that lost an index is reported with a lease due: the sweep's read of it finds
+        -- out what is lost and rebuilds it.
         out[#out + 1] = { name, 1, flag(tonumber(h[2]) < tonumber(h[1])),
-          flag(#redis.call('ZRANGEBYSCORE', key(6), '-inf', '(' .. ARGV[1], 'LIMIT', 0, 1) > 0),
+          flag(damaged(key) ~= nil or #redis.call('ZRANGEBYSCORE', key(6), '-inf', '(' .. ARGV[1], 'LIMIT', 0, 1) > 0),
           flag(#redis.call('ZRANGEBYSCORE', key(9), '-inf', ARGV[1], 'LIMIT', 0, 1) > 0),
           flag(#redis.call('ZRANGEBYSCORE', key(10), '-inf', ARGV[1], 'LIMIT', 0, 1) > 0),
           flag(h[3] ~= false) }
@@ -59,5 +62,5 @@ return out
 export const STREAM_PROBE: LuaScript = {
   name: 'stream-probe',
   lua,
-  sha1: '30752a58d9995f8b06bc8fb229bc76ef2d50b48d',
+  sha1: '34ca7527c92230a1935fc0d5044954e4119effc9',
 };
