@@ -27,7 +27,7 @@ export interface OwnerEntry {
   kind: OwnerKind;
 }
 
-/** Whether a member's holdings block others (docs/protocol.md#stale-epoch-fencing): A live, L leaving, B blocking fence, X none. */
+/** Whether a member's holdings block others (docs/protocol.md#blocking-fences): A live, L leaving, B blocking fence, X none. */
 export type HolderStatus = 'A' | 'L' | 'B' | 'X';
 
 /** The holder status a record implies. */

@@ -55,8 +55,8 @@ export function cloneGroup(g: GroupDoc): GroupDoc {
 
 /**
  * True when the member's holdings block other members: live or LEAVING members
- * (docs/protocol.md#revoke-before-assign), and members fenced for a stale epoch or an ownership violation until their lease
- * ends (docs/protocol.md#stale-epoch-fencing).
+ * (docs/protocol.md#revoke-before-assign), and members fenced for an ownership violation until their lease
+ * ends (docs/protocol.md#blocking-fences).
  */
 export function blocksOthers(m: MemberRecord): boolean {
   return isLive(m.state) || m.state === 'LEAVING' || (m.state === 'FENCED' && m.fence === 'BLOCKING');

@@ -1,5 +1,5 @@
 /**
- * Time-driven transitions of individual members (docs/protocol.md#revoke-before-assign, docs/protocol.md#leaving, docs/protocol.md#stale-epoch-fencing): lease expiry,
+ * Time-driven transitions of individual members (docs/protocol.md#revoke-before-assign, docs/protocol.md#leaving, docs/protocol.md#blocking-fences): lease expiry,
  * the lapse of blocking fences, rebalance-timeout fencing and pruning. Decided per member from
  * that member's record and target only, so the Redis path runs them for the few members its
  * time indexes name as due (O(log N + k)), and the whole-group composition for every member.

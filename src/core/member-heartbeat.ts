@@ -96,11 +96,9 @@ function decide(
   if (epoch < stored.memberEpoch) {
     // docs/protocol.md#lost-response-tolerance: the answer carrying the stored epoch may have been lost; the report decides.
     if (epoch === stored.previousEpoch) return normal(ctx, stored, false);
-    // A late copy of the holder's own request: the request is stale, not the member.
-    if (isOwnLateRequest(stored, request)) {
-      return unchanged(answer('FENCED_MEMBER_EPOCH', view.header, stored.memberId, stored.memberEpoch));
-    }
-    return fenceBlocking(ctx, stored);
+    // docs/protocol.md#stale-epoch-fencing: the request is stale, not the member; its report is
+    // from an epoch the group has moved past, so it is neither checked nor recorded.
+    return unchanged(answer('FENCED_MEMBER_EPOCH', view.header, stored.memberId, stored.memberEpoch));
   }
   return normal(ctx, stored, false);
 }
@@ -150,7 +148,8 @@ function normal(ctx: Ctx, stored: MemberRecord, leaving: boolean): MemberDecisio
   const revoking = request.revokingShards.filter((r) => !isTerminal(r)).map((r) => r.shard);
   const progress = request.shardProgress;
   const outside = [...owned, ...revoking, ...progress.map((p) => p.shard)].some((s) => !authority.has(s));
-  // Outside authority with the previous epoch is treated as the stale epoch it then is.
+  // A report outside the member's authority (at the current or the tolerated previous epoch)
+  // contradicts what the coordinator knows: the member is fenced, not just the request.
   if (outside) return fenceBlocking(ctx, stored);
 
   // Step 8: record the report and renew the lease.
@@ -302,19 +301,7 @@ function syncMetadata(ctx: Ctx, stored: MemberRecord): MemberDecision {
   return decision;
 }
 
-/**
- * True when a stale request comes from the very instance that moved the member on since
- * (docs/protocol.md#stale-epoch-fencing): a copy that outlived its sender's timeout and
- * retry. Its sender already holds the newer epoch, so fencing the member would only stop a
- * healthy reader. Without instance ids on both sides nothing tells the two apart, and the
- * member is fenced as before.
- */
-function isOwnLateRequest(stored: MemberRecord, request: HeartbeatInput): boolean {
-  const id = request.memberInstanceId;
-  return !!id && id === stored.memberInstanceId;
-}
-
-/** Stale epoch or ownership violation: FENCED with blocking holdings (docs/protocol.md#stale-epoch-fencing), G+1/M+1. */
+/** An ownership violation: FENCED with blocking holdings (docs/protocol.md#blocking-fences), G+1/M+1. */
 function fenceBlocking(ctx: Ctx, stored: MemberRecord): MemberDecision {
   const member = fencedMember(stored, ctx.view.header.groupEpoch, 'BLOCKING');
   return {
@@ -327,7 +314,7 @@ function fenceBlocking(ctx: Ctx, stored: MemberRecord): MemberDecision {
 /**
  * A fenced copy of `m` (docs/protocol.md#ownership-validation): FENCED, `memberEpoch := max(groupEpoch+1, memberEpoch+1)`
  * with the group epoch before the fence's bump, deadline cleared. `BLOCKING` keeps its holdings
- * (they block others until its rejoin or lease end, docs/protocol.md#stale-epoch-fencing); `RELEASED` clears them.
+ * (they block others until its rejoin or lease end, docs/protocol.md#blocking-fences); `RELEASED` clears them.
  */
 export function fencedMember(
   m: MemberRecord,

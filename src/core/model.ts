@@ -66,9 +66,9 @@ export interface ShardProgress {
   updatedAt: string | null;
 }
 
-/** Why a FENCED member's holdings still block other members (docs/protocol.md#stale-epoch-fencing). */
+/** Why a FENCED member's holdings still block other members (docs/protocol.md#blocking-fences). */
 type FenceKind =
-  /** Stale epoch or ownership violation: holdings block until epoch-0 rejoin or lease expiry. */
+  /** Ownership violation: holdings block until epoch-0 rejoin or lease expiry. */
   | 'BLOCKING'
   /** Rebalance timeout: holdings released at once (reference behaviour). */
   | 'RELEASED';

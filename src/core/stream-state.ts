@@ -43,7 +43,7 @@ export interface ShardHolder {
 
 /**
  * Members of any group whose holdings of a shard still count at `now`: live, LEAVING and
- * blocking-FENCED members (docs/protocol.md#stale-epoch-fencing) whose lease has not run out. An expired member never
+ * blocking-FENCED members (docs/protocol.md#blocking-fences) whose lease has not run out. An expired member never
  * counts, so when every member has expired, evidence alone decides (docs/protocol.md#resharding).
  */
 export function holdersByShard(groups: Record<string, GroupDoc>, now: number): Map<number, ShardHolder[]> {

@@ -106,18 +106,36 @@ describe.each(backends)('heartbeat protocol over HTTP ($name)', (backend) => {
     expect(rejoin.body.status).toBe('OK');
   });
 
-  it('fences a stale epoch, keeps its shards blocked, and accepts the epoch-0 rejoin at once', async () => {
+  it('fences a stale request only: nothing is written and the member keeps its shards', async () => {
+    stack = makeStack(backend);
+    const p = await createStream(2);
+    const a1 = await heartbeat(stack, p, p, 'A', { epoch: 0, mv: 0 });
+    const a2 = await heartbeat(stack, p, p, 'A', { epoch: a1.body.memberEpoch, mv: 2, owned: [0, 1] });
+    await heartbeat(stack, p, p, 'B', { epoch: 0, mv: 0 });
+    // A moves to epoch 3 (B's join), then a stale request with epoch 1 arrives.
+    const a3 = await heartbeat(stack, p, p, 'A', { epoch: a2.body.memberEpoch, mv: 2, owned: [0, 1] });
+    expect(a3.body.memberEpoch).toBe(3);
+    const stale = await heartbeat(stack, p, p, 'A', { epoch: 1, mv: 2, owned: [0, 1] });
+    expect(stale.body).toMatchObject({ status: 'FENCED_MEMBER_EPOCH', memberEpoch: 3, groupEpoch: 3 });
+    expect(idx(stale.body.assignment.assignedShards)).toEqual([]);
+    // A's next heartbeat at its current epoch is answered as usual.
+    const a4 = await heartbeat(stack, p, p, 'A', { epoch: 3, mv: 3, owned: [0, 1] });
+    expect(a4.body).toMatchObject({ status: 'OK', memberEpoch: 3 });
+    expect(idx(a4.body.assignment.assignedShards)).toEqual([0]);
+  });
+
+  it('fences a report outside the member’s authority, keeps its shards blocked, and accepts the epoch-0 rejoin at once', async () => {
     stack = makeStack(backend);
     const p = await createStream(2);
     const a1 = await heartbeat(stack, p, p, 'A', { epoch: 0, mv: 0 });
     const a2 = await heartbeat(stack, p, p, 'A', { epoch: a1.body.memberEpoch, mv: 2, owned: [0, 1] });
     const b1 = await heartbeat(stack, p, p, 'B', { epoch: 0, mv: 0 });
-    // A moves to epoch 3 (B's join), then a stale request with epoch 1 arrives.
     const a3 = await heartbeat(stack, p, p, 'A', { epoch: a2.body.memberEpoch, mv: 2, owned: [0, 1] });
     expect(a3.body.memberEpoch).toBe(3);
-    const stale = await heartbeat(stack, p, p, 'A', { epoch: 1, mv: 2, owned: [0, 1] });
-    expect(stale.body.status).toBe('FENCED_MEMBER_EPOCH');
-    expect(idx(stale.body.assignment.assignedShards)).toEqual([]);
+    // Shard 5 does not exist: the report contradicts what the coordinator knows at epoch 3.
+    const bad = await heartbeat(stack, p, p, 'A', { epoch: 3, mv: 3, owned: [0, 1, 5] });
+    expect(bad.body.status).toBe('FENCED_MEMBER_EPOCH');
+    expect(idx(bad.body.assignment.assignedShards)).toEqual([]);
     // B must not be granted A's shards while A's fenced holdings still block.
     const b2 = await heartbeat(stack, p, p, 'B', { epoch: b1.body.groupEpoch, mv: b1.body.metadataVersion });
     const bEpoch = b2.body.memberEpoch;

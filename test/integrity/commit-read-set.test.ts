@@ -321,10 +321,10 @@ describe('commit read-set > every consulted fact is checked at commit', () => {
       },
     ],
     [
-      'heartbeat: a stale epoch fences with blocking holdings, then the rejoin',
+      'heartbeat: the epoch-0 rejoin of a member fenced with blocking holdings',
       async (h) => {
         await h.twoSettled();
-        await h.beat('A', { epoch: 2, mv: 3, owned: [0, 1] });
+        await h.beat('A', { epoch: 3, mv: 3, owned: [0, 1, 2] });
         await h.beat('A', { epoch: 0, mv: 0 });
         return fencedAs('A', 'BLOCKING');
       },

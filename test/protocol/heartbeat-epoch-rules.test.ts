@@ -206,30 +206,27 @@ describe('heartbeat > epoch rules', () => {
     expect(d.member('A')).toMatchObject({ state: 'ACTIVE', memberEpoch: 2 });
   });
 
-  it('E < stored epoch (and not the previous one) → FENCED_MEMBER_EPOCH, stored FENCED and blocking', async () => {
+  it('E < stored epoch (and not the previous one) → FENCED_MEMBER_EPOCH for the request only, nothing written', async () => {
     const d = await settledA();
     await d.beat('B', { epoch: 0, mv: 0 }); // G=3
     await d.beat('A', { epoch: 2, mv: 2, owned: [0, 1] }); // A → 3, previous 2
+    const before = structuredClone(d.group);
     const r = await d.beat('A', { epoch: 1, mv: 3, owned: [0, 1] });
     expect(r).toMatchObject({
       status: 'FENCED_MEMBER_EPOCH',
-      memberEpoch: 4,
-      groupEpoch: 4,
-      metadataVersion: 4,
+      memberEpoch: 3,
+      groupEpoch: 3,
+      metadataVersion: 3,
       assignedShards: [],
+      pendingShards: [],
     });
-    expect(d.member('A')).toMatchObject({
-      state: 'FENCED',
-      fence: 'BLOCKING',
-      memberEpoch: 4,
-      currentAssignment: [0, 1],
-    });
-    // No target for a fenced member; B owns both targets but may not read A's shards yet.
-    expect(d.group.targetAssignments).toEqual({ B: [0, 1] });
-    expect(await d.beat('B', { epoch: 3, mv: 3 })).toMatchObject({
+    expect(d.group).toEqual(before);
+    expect(d.member('A')).toMatchObject({ state: 'ACTIVE', fence: null, memberEpoch: 3 });
+    // A's next heartbeat at its current epoch is answered as usual: give up shard 1 for B.
+    expect(await d.beat('A', { epoch: 3, mv: 3, owned: [0, 1] })).toMatchObject({
       status: 'OK',
-      assignedShards: [],
-      pendingShards: [0, 1],
+      memberEpoch: 3,
+      assignedShards: [0],
     });
   });
 

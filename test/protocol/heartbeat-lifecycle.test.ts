@@ -136,10 +136,10 @@ describe('heartbeat > lost-response tolerance', () => {
   });
 });
 
-describe('heartbeat > blocking stale-epoch fences', () => {
+describe('heartbeat > blocking fences (ownership violations)', () => {
   it('blocks the fenced holdings until the epoch-0 rejoin, which is accepted at once and releases them', async () => {
     const d = await Driver.twoSettled();
-    await d.beat('A', { epoch: 2, mv: 3, owned: [0, 1] }); // stale: fenced, G=4
+    await d.beat('A', { epoch: 3, mv: 3, owned: [0, 1, 2] }); // shard 2 is B's: fenced, G=4
     expect(d.member('A')).toMatchObject({ state: 'FENCED', fence: 'BLOCKING', currentAssignment: [0, 1] });
     expect(await d.beat('B', { epoch: 3, mv: 4, owned: [2, 3] })).toMatchObject({
       memberEpoch: 4,
@@ -156,7 +156,7 @@ describe('heartbeat > blocking stale-epoch fences', () => {
   it('releases the holdings when the fenced member lease ends, with a bump so waiting members get them', async () => {
     const d = await Driver.twoSettled();
     d.advance(1000);
-    await d.beat('A', { epoch: 2, mv: 3, owned: [0, 1] }); // fenced at t+1s; lease stays at t+15s
+    await d.beat('A', { epoch: 3, mv: 3, owned: [0, 1, 2] }); // fenced at t+1s; lease stays at t+15s
     const lease = d.member('A').memberLeaseExpiresAt;
     await d.beat('B', { epoch: 3, mv: 4, owned: [2, 3] });
     d.now = lease;

@@ -113,7 +113,9 @@ describe('heartbeat > member record update and lease', () => {
     d.advance(1000);
     await d.beat('A', { epoch: 9, mv: 3, owned: [0, 1] }); // INVALID_REQUEST
     expect(d.member('A').memberLeaseExpiresAt).toBe(lease);
-    await d.beat('A', { epoch: 1, mv: 3, owned: [0, 1] }); // stale → FENCED
+    await d.beat('A', { epoch: 1, mv: 3, owned: [0, 1] }); // stale → FENCED_MEMBER_EPOCH, request only
+    expect(d.member('A').memberLeaseExpiresAt).toBe(lease);
+    await d.beat('A', { epoch: 3, mv: 3, owned: [0, 1, 2] }); // shard 2 is B's → FENCED record
     expect(d.member('A').memberLeaseExpiresAt).toBe(lease);
     await d.beat('A', { epoch: 4, mv: 4, owned: [0, 1] }); // FENCED record
     expect(d.member('A').memberLeaseExpiresAt).toBe(lease);

@@ -2,7 +2,7 @@
  * A heartbeat that outlived the SDK's request timeout can reach the coordinator after its retry
  * has moved the member on. The late copy is stale and is answered FENCED_MEMBER_EPOCH, but it
  * says nothing about the process that sent it, which already holds the newer epoch: it must not
- * fence the member (docs/protocol.md#stale-epoch-fencing).
+ * fence the member, whichever client sent it (docs/protocol.md#stale-epoch-fencing).
  */
 import { describe, expect, it } from 'vitest';
 import { Driver } from '../support/protocol-driver.js';
@@ -74,10 +74,25 @@ describe('heartbeat > late duplicate of a member’s own request', () => {
     expect(d.member('B')).toMatchObject({ state: 'ACTIVE', currentAssignment: [1] });
   });
 
-  it('still fences the member for a stale request from a sender that is not known to be it', async () => {
+  it('fences only the request when the sender gives no instance id (a reference client)', async () => {
     const { d, late } = await movedOn();
-    // No instance id (a reference client, or another process): the sender may be behind.
+    const before = structuredClone(d.group);
     expect((await d.beat('A', late)).status).toBe('FENCED_MEMBER_EPOCH');
-    expect(d.member('A')).toMatchObject({ state: 'FENCED', fence: 'BLOCKING', currentAssignment: [0] });
+    expect(d.group).toEqual(before);
+    expect(await d.beat('A', { epoch: 3, mv: 3, owned: [0] })).toMatchObject({
+      status: 'OK',
+      memberEpoch: 3,
+      assignedShards: [0],
+    });
+  });
+
+  it('refuses the epoch-0 rejoin of a second process using the id while the holder is live', async () => {
+    const { d, late } = await movedOn();
+    // Another process with A's id and an old epoch, sending no instance id: fenced, it drops
+    // everything and rejoins.
+    expect((await d.beat('A', late)).status).toBe('FENCED_MEMBER_EPOCH');
+    expect((await d.beat('A', { epoch: 0, mv: 0 })).status).toBe('INVALID_REQUEST');
+    // The holder is untouched and keeps reading its shard.
+    expect(d.member('A')).toMatchObject({ state: 'ACTIVE', memberInstanceId: X, currentAssignment: [0] });
   });
 });

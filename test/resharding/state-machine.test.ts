@@ -330,8 +330,12 @@ describe('resharding > scale-in drain and retirement', () => {
   it('counts blocking-fenced holders until their lease runs out', async () => {
     const d = await ReshardDriver.open(4);
     await d.rounds([['g1', 'a']]);
-    // A stale epoch fences `a` with blocking holdings.
-    await d.send('g1', hb('a', { epoch: 1, mv: 1, owned: [0, 1, 2, 3] }, d.prefix));
+    // A report outside its authority (shard 9 does not exist) fences `a` with blocking holdings.
+    const { memberEpoch, metadataVersion } = d.member('g1', 'a');
+    await d.send(
+      'g1',
+      hb('a', { epoch: memberEpoch, mv: metadataVersion, owned: [0, 1, 2, 3, 9] }, d.prefix),
+    );
     expect(d.member('g1', 'a')).toMatchObject({ state: 'FENCED', fence: 'BLOCKING' });
     await d.scale(2);
     await backlog(d, [2]);

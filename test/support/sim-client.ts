@@ -84,7 +84,7 @@ export function requestOf(c: Client, now: number, prefix = 'orders'): HeartbeatI
 export function adopt(c: Client, req: HeartbeatInput, res: HeartbeatOutput): void {
   if (res.status === 'INVALID_REQUEST' && req.memberEpoch === 0) {
     // A restarted process reusing the id of a live member that still holds shards: refused
-    // until the old lease runs out (docs/protocol.md#stale-epoch-fencing). It reads nothing and keeps asking.
+    // until the old lease runs out (docs/protocol.md#epoch-rules). It reads nothing and keeps asking.
     Object.assign(c, { owned: [], draining: {}, epoch: 0, mv: 0 });
     return;
   }
