@@ -4,6 +4,7 @@
  * loading @cloudflare/workers-types globals beside the DOM and Node ones).
  */
 import { z } from 'zod';
+import { keyLockingByDefault } from '../src/store/upstash-script.js';
 
 /** Bindings as Workers hands them over: `[vars]` and secrets by name. */
 export type WorkerEnv = Record<string, unknown>;
@@ -38,12 +39,27 @@ const workerSchema = z.object({
    * 1000 on Workers Paid).
    */
   COORDINATOR_SWEEP_SUBREQUESTS: z.coerce.number().int().min(20).max(100_000).default(50),
+  /**
+   * `true` runs the scripts that declare every key they touch with Upstash's `allow-key-locking`
+   * flag (scripts of different streams then run in parallel), `false` without it
+   * (docs/workers.md#upstash-key-locking). @default true when the REST URL's host ends with
+   * `.upstash.io`, false otherwise (Redis behind a self-hosted REST endpoint refuses the flag)
+   */
+  UPSTASH_KEY_LOCKING: z
+    .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], { error: 'must be true or false' })
+    .transform((v) => ['true', '1', 'yes', 'on'].includes(v))
+    .optional(),
   /** `debug`, `info`, `warn` or `error`. @default 'info' */
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 
 /** The validated Worker-only settings. */
 export type WorkerSettings = z.output<typeof workerSchema>;
+
+/** Whether the Upstash store runs its scripts under per-key locks: the override, else by the URL's host. */
+export function keyLockingOf(settings: WorkerSettings): boolean {
+  return settings.UPSTASH_KEY_LOCKING ?? keyLockingByDefault(settings.UPSTASH_REDIS_REST_URL);
+}
 
 /** String-valued bindings only (the shared config schema reads strings, as from an env). */
 export function stringBindings(env: WorkerEnv): Record<string, string | undefined> {

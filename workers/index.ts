@@ -37,6 +37,7 @@ function scheduled(controller: ScheduledControllerLike, env: WorkerEnv, ctx: Exe
     log: ready.log,
     now: controller.scheduledTime,
     budget: ready.settings.COORDINATOR_SWEEP_SUBREQUESTS,
+    keyLocking: ready.keyLocking,
   }).then(
     (report) => {
       const level = report.groupsChanged > 0 ? 'info' : 'debug';

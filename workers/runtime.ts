@@ -12,7 +12,13 @@ import { type AppEnv, createApp, type Logger } from '../src/http/app.js';
 import { createUpstashClient, type UpstashCommands } from '../src/store/upstash-client.js';
 import { UpstashInspector } from '../src/store/upstash-inspector.js';
 import { UpstashStore } from '../src/store/upstash-store.js';
-import { parseWorkerSettings, stringBindings, type WorkerEnv, type WorkerSettings } from './env.js';
+import {
+  keyLockingOf,
+  parseWorkerSettings,
+  stringBindings,
+  type WorkerEnv,
+  type WorkerSettings,
+} from './env.js';
 import { createWorkerLogger } from './logger.js';
 import { NO_CREDENTIALS } from './refusal.js';
 
@@ -21,6 +27,8 @@ interface ReadyRuntime {
   config: CoordinatorConfig;
   settings: WorkerSettings;
   client: UpstashCommands;
+  /** Scripts run under Upstash's per-key locks (docs/workers.md#upstash-key-locking). */
+  keyLocking: boolean;
   log: Logger;
   app: Hono<AppEnv>;
 }
@@ -57,9 +65,10 @@ function buildRuntime(env: WorkerEnv): WorkerRuntime {
     url: settings.UPSTASH_REDIS_REST_URL,
     token: settings.UPSTASH_REDIS_REST_TOKEN,
   });
-  const store = new UpstashStore(client, { namespace: config.keyPrefix });
+  const keyLocking = keyLockingOf(settings);
+  const store = new UpstashStore(client, { namespace: config.keyPrefix, keyLocking });
   const coordinator = new Coordinator({ store, config, log });
-  const inspector = new UpstashInspector(client);
+  const inspector = new UpstashInspector(client, { keyLocking });
   // An open Worker is public on purpose (COORDINATOR_OPEN_MODE): any Host; cross-origin mutations stay refused.
   const app = createApp({
     coordinator,
@@ -75,7 +84,7 @@ function buildRuntime(env: WorkerEnv): WorkerRuntime {
   if (refusal.length > 0) log('error', 'refusing to serve', { problems: refusal });
   else if (config.auth === null)
     log('warn', 'open mode: serving without authentication (COORDINATOR_OPEN_MODE)');
-  return { refusal, ready: { config, settings, client, log, app } };
+  return { refusal, ready: { config, settings, client, keyLocking, log, app } };
 }
 
 // Isolates are reused across requests; bindings objects are stable within one isolate.

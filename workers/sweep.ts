@@ -32,6 +32,8 @@ export interface BudgetedSweepOptions {
   now: number;
   /** Subrequests this invocation may spend. */
   budget: number;
+  /** Run the scripts under Upstash's per-key locks (docs/workers.md#upstash-key-locking). @default false */
+  keyLocking?: boolean;
 }
 
 /** What one invocation did. */
@@ -45,6 +47,7 @@ export async function runBudgetedSweep(opts: BudgetedSweepOptions): Promise<Budg
   let subrequests = 0;
   const store = new UpstashStore(opts.client, {
     namespace: opts.config.keyPrefix,
+    keyLocking: opts.keyLocking ?? false,
     onRequest: () => {
       subrequests++;
     },

@@ -8,7 +8,7 @@
 import { IDEMPOTENT_BATCH } from '../store/scripts/idempotent-batch.js';
 import { IDEMPOTENT_PUBLISH } from '../store/scripts/idempotent-publish.js';
 import type { LuaScript } from '../store/scripts/lua-script.js';
-import { upstashScriptRunner } from '../store/upstash-script.js';
+import { upstashScriptRunner, withKeyLocking } from '../store/upstash-script.js';
 import { type PipelineLike, producerScripts } from './producer-scripts.js';
 import {
   type EntryFields,
@@ -50,6 +50,15 @@ export interface UpstashAdapterOptions {
   idempotentScript?: LuaScript;
   /** @internal the same for batches. @default the idempotent-batch script */
   batchScript?: LuaScript;
+  /**
+   * Send both scripts with Upstash's `allow-key-locking` flag: they touch only the keys they are
+   * passed (one shard's), so publishes to different shards run in parallel instead of under
+   * Upstash's global script lock. They also call TIME (the shard's incarnation), which names no
+   * key: Upstash documents refusing only database-wide commands under the flag, not keyless ones,
+   * and this was not tried on Upstash. Only for Upstash itself: Redis behind a self-hosted REST
+   * endpoint refuses the flag (docs/workers.md#upstash-key-locking). @default false
+   */
+  keyLocking?: boolean;
 }
 
 // @upstash/redis raises `UpstashError` for an error reply; fetch failures keep their own names.
@@ -91,14 +100,15 @@ function pipelineOf(client: UpstashRedisLike): PipelineLike {
 
 /** The producer port over an @upstash/redis client (`automaticDeserialization: false`). */
 export function upstashAdapter(client: UpstashRedisLike, opts: UpstashAdapterOptions = {}): ProducerRedis {
+  const flag = (script: LuaScript) => (opts.keyLocking ? withKeyLocking(script) : script);
   const scripts = producerScripts({
     scripts: upstashScriptRunner(client),
     pipeline: () => pipelineOf(client),
     // One database, one script cache.
     cacheOf: () => '',
     replyErrors: REPLY_ERRORS,
-    idempotent: opts.idempotentScript ?? IDEMPOTENT_PUBLISH,
-    batch: opts.batchScript ?? IDEMPOTENT_BATCH,
+    idempotent: flag(opts.idempotentScript ?? IDEMPOTENT_PUBLISH),
+    batch: flag(opts.batchScript ?? IDEMPOTENT_BATCH),
   });
 
   return {

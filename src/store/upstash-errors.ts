@@ -9,6 +9,10 @@ import { CoordinatorError, isCoordinatorError } from '../core/errors.js';
 const TRANSIENT_REPLY = /^(LOADING|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|BUSY|MOVED|ASK|OOM)\b/;
 // The REST endpoint refused the token: a deployment problem, not a Redis one.
 const AUTH_REPLY = /^(WRONGPASS|NOAUTH|NOPERM)\b|unauthori[sz]ed|invalid.*token/i;
+// Redis behind a self-hosted REST endpoint refuses Upstash's script flag (7.0+: the flag; older:
+// the shebang line itself): a deployment problem (docs/workers.md#upstash-key-locking).
+const KEY_LOCKING_REFUSED =
+  /Unexpected flag in script shebang: allow-key-locking|user_script:1: unexpected symbol near '#'/;
 
 /** The Redis error text of an @upstash/redis error, without the echoed command. */
 function upstashErrorText(err: Error): string {
@@ -42,6 +46,14 @@ export function upstashFailure(err: unknown): CoordinatorError {
     return new CoordinatorError(
       'REDIS_UNAVAILABLE',
       'the Upstash REST endpoint rejected the configured token (check UPSTASH_REDIS_REST_TOKEN)',
+      { cause: err },
+    );
+  }
+  if (KEY_LOCKING_REFUSED.test(text)) {
+    return new CoordinatorError(
+      'REDIS_UNAVAILABLE',
+      "the Redis behind UPSTASH_REDIS_REST_URL refused Upstash's allow-key-locking script flag (it is " +
+        'not Upstash): set UPSTASH_KEY_LOCKING=false',
       { cause: err },
     );
   }

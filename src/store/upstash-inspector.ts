@@ -16,10 +16,11 @@ import {
   type StreamRecord,
 } from './inspector.js';
 import { runScript, type ScriptRunner } from './run-script.js';
+import type { LuaScript } from './scripts/lua-script.js';
 import { PENDING_SUMMARIES } from './scripts/pending-summaries.js';
 import { READ_SHARDS } from './scripts/read-shards.js';
 import type { UpstashCommands } from './upstash-client.js';
-import { upstashScriptRunner } from './upstash-script.js';
+import { keyLockingPicker, upstashScriptRunner } from './upstash-script.js';
 import { integerOrNull, parseGroups, parseRecord, parseStreamInfo } from './xinfo-reply.js';
 
 /** Options of UpstashInspector. */
@@ -28,7 +29,12 @@ export interface UpstashInspectorOptions {
   keysPerCall?: number;
   /** Called once per REST request. @default no-op */
   onRequest?: () => void;
+  /** Run the scripts with Upstash's `allow-key-locking` flag (see UpstashStoreOptions). @default false */
+  keyLocking?: boolean;
 }
+
+/** Both scripts touch only the shard keys they are passed: they may run under per-key locks. */
+const DECLARING: ReadonlySet<LuaScript> = new Set([READ_SHARDS, PENDING_SUMMARIES]);
 
 /** Read-only monitoring access over one @upstash/redis client (the store's client is fine). */
 export class UpstashInspector implements StreamInspector {
@@ -38,12 +44,14 @@ export class UpstashInspector implements StreamInspector {
   private readonly keysPerCall: number;
   private readonly onRequest: () => void;
   private readonly scripts: ScriptRunner;
+  private readonly variant: (script: LuaScript) => LuaScript;
 
   constructor(client: UpstashCommands, options: UpstashInspectorOptions = {}) {
     this.client = client;
     this.keysPerCall = Math.max(1, options.keysPerCall ?? 256);
     this.onRequest = options.onRequest ?? (() => undefined);
     this.scripts = upstashScriptRunner(client, this.onRequest);
+    this.variant = keyLockingPicker(options.keyLocking ?? false, DECLARING);
   }
 
   async readShards(keys: readonly string[]): Promise<ShardReading[]> {
@@ -100,7 +108,7 @@ export class UpstashInspector implements StreamInspector {
       try {
         reply = await runScript(
           this.scripts,
-          PENDING_SUMMARIES,
+          this.variant(PENDING_SUMMARIES),
           chunk.map((p) => p.key),
           chunk.map((p) => p.group),
         );
@@ -120,7 +128,7 @@ export class UpstashInspector implements StreamInspector {
       const chunk = keys.slice(i, i + this.keysPerCall);
       let reply: unknown;
       try {
-        reply = await runScript(this.scripts, READ_SHARDS, chunk, [full ? '1' : '0']);
+        reply = await runScript(this.scripts, this.variant(READ_SHARDS), chunk, [full ? '1' : '0']);
       } catch {
         reply = null;
       }

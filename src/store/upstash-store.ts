@@ -2,12 +2,55 @@ import type { CoordinatorError } from '../core/errors.js';
 import { streamsIndexKey, sweepCursorKey, tokenSecretKey } from './keys.js';
 import { runScript, type ScriptRunner } from './run-script.js';
 import { ScriptStore } from './script-store.js';
+import { ACQUIRE_LOCK } from './scripts/acquire-lock.js';
+import { CLEAR_SHARD_KEYS } from './scripts/clear-shard-keys.js';
+import { COMMIT } from './scripts/commit.js';
 import type { ScriptCall } from './scripts/commit-args.js';
+import { DELETE_SHARD } from './scripts/delete-shard.js';
+import { ASSIGNMENT_READ, DUE_READ, GROUP_RECORDS, MEMBERS_READ } from './scripts/group-reads.js';
+import { LOAD } from './scripts/load.js';
 import type { LuaScript } from './scripts/lua-script.js';
+import { MEMBER_READ } from './scripts/member-read.js';
+import { PROVISION } from './scripts/provision.js';
+import { PROVISION_EXISTING } from './scripts/provision-existing.js';
+import { REGISTER_STREAM } from './scripts/register-stream.js';
+import { RELEASE_LOCK } from './scripts/release-lock.js';
+import { RENEW_LOCK } from './scripts/renew-lock.js';
+import { RETIRE_SHARD } from './scripts/retire-shard.js';
+import { SHARD_EVIDENCE } from './scripts/shard-evidence.js';
 import type { PingOutcome, ShardOps, Store } from './store.js';
 import type { UpstashCommands } from './upstash-client.js';
 import { upstashFailure, upstashPingError } from './upstash-errors.js';
-import { upstashScriptRunner } from './upstash-script.js';
+import { keyLockingPicker, upstashScriptRunner } from './upstash-script.js';
+
+/**
+ * The store's scripts that touch only the keys they are passed (no key name built in Lua), so
+ * they may run under Upstash's per-key locks: the locks, the group reads, the whole load, the
+ * commit, the streams index and the shard scripts. Not the sweep's stream probe: it names each
+ * group's keys itself from the stream's heartbeat view. The member read and the commit also call
+ * INFO, which names no key and which they call under pcall (where it is refused, no restart is
+ * detected, as before). A script not listed runs under the global lock, so a new one is safe
+ * until it is checked and added here.
+ */
+const DECLARING: ReadonlySet<LuaScript> = new Set([
+  ACQUIRE_LOCK,
+  RENEW_LOCK,
+  RELEASE_LOCK,
+  LOAD,
+  MEMBER_READ,
+  ASSIGNMENT_READ,
+  MEMBERS_READ,
+  DUE_READ,
+  GROUP_RECORDS,
+  COMMIT,
+  REGISTER_STREAM,
+  PROVISION,
+  PROVISION_EXISTING,
+  SHARD_EVIDENCE,
+  RETIRE_SHARD,
+  DELETE_SHARD,
+  CLEAR_SHARD_KEYS,
+]);
 
 /** Options of UpstashStore. */
 export interface UpstashStoreOptions {
@@ -17,6 +60,12 @@ export interface UpstashStoreOptions {
   onRequest?: () => void;
   /** How long `ping()` waits before answering false. @default 1000 */
   pingTimeoutMs?: number;
+  /**
+   * Run the scripts that declare every key with Upstash's `allow-key-locking` flag, so scripts of
+   * different streams run in parallel (docs/workers.md#upstash-key-locking). Real Redis refuses
+   * the flag. @default false
+   */
+  keyLocking?: boolean;
 }
 
 /** Store implementation over one @upstash/redis client. */
@@ -26,6 +75,7 @@ export class UpstashStore extends ScriptStore implements Store, Required<ShardOp
   private readonly onRequest: () => void;
   private readonly pingTimeoutMs: number;
   private readonly scripts: ScriptRunner;
+  private readonly variant: (script: LuaScript) => LuaScript;
 
   constructor(client: UpstashCommands, options: UpstashStoreOptions) {
     super();
@@ -34,6 +84,7 @@ export class UpstashStore extends ScriptStore implements Store, Required<ShardOp
     this.onRequest = options.onRequest ?? (() => undefined);
     this.pingTimeoutMs = options.pingTimeoutMs ?? 1000;
     this.scripts = upstashScriptRunner(client, this.onRequest);
+    this.variant = keyLockingPicker(options.keyLocking ?? false, DECLARING);
   }
 
   private async call<T>(fn: () => Promise<T>): Promise<T> {
@@ -51,7 +102,7 @@ export class UpstashStore extends ScriptStore implements Store, Required<ShardOp
 
   protected async script(script: LuaScript, c: ScriptCall): Promise<unknown> {
     try {
-      return await runScript(this.scripts, script, c.keys, c.args);
+      return await runScript(this.scripts, this.variant(script), c.keys, c.args);
     } catch (err) {
       throw upstashFailure(err);
     }
