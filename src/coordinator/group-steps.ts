@@ -136,7 +136,15 @@ export async function runAssignment(
   let result: HeaderValues | null = null;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const started = ctx.monotonic();
-    const read = await ctx.store.readAssignment(prefix, group, now, token, ASSIGN_LOCK_TTL_MS);
+    let read: Awaited<ReturnType<typeof ctx.store.readAssignment>>;
+    try {
+      read = await ctx.store.readAssignment(prefix, group, now, token, ASSIGN_LOCK_TTL_MS);
+    } catch (err) {
+      // The script took the lock before its reply failed to decode (a damaged index): give it
+      // back, or the rebuild's retry would find the group busy until the lock's TTL ran out.
+      await ctx.store.unlock(prefix, token, group).catch(() => undefined);
+      throw err;
+    }
     if (read === 'busy' || !read) return result;
     const before = read.header;
     if (before.assignmentEpoch >= before.groupEpoch) {

@@ -83,3 +83,18 @@ describe('partial state > a lost targets or lease index', () => {
     expect(await d.observedState()).not.toBe('STABLE');
   });
 });
+
+describe('partial state > an entry that does not decode', () => {
+  it('rebuilds a garbled target, and the assignment read that found it gives its lock back', async () => {
+    const { d, fleet } = await settledPair();
+    await d.garble('targets', 'B');
+    // C's join needs an assignment round, whose read meets the garbled entry.
+    await fleet.beat('C');
+    expect(await d.assignmentLock()).toBeNull();
+    // The rebuild made a round due; it runs at once, not after the lock's TTL.
+    await fleet.rounds(['A', 'B', 'C'], 10, STEP);
+    expect(fleet.violations).toEqual([]);
+    expect(fleet.covered()).toEqual([0, 1, 2, 3]);
+    for (const id of ['A', 'B', 'C']) expect(fleet.owned(id).length, id).toBeGreaterThan(0);
+  });
+});

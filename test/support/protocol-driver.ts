@@ -240,6 +240,20 @@ export class Driver {
     await this.stack.redis.del(groupKeys(this.stack.config.keyPrefix, this.prefix, this.prefix)[key]);
   }
 
+  /** Overwrites member `member`'s entry of the group's `key` hash with text no reader decodes. */
+  async garble(key: 'targets' | 'owners' | 'status', member: string): Promise<void> {
+    await this.stack.redis.hset(
+      groupKeys(this.stack.config.keyPrefix, this.prefix, this.prefix)[key],
+      member,
+      'garbled',
+    );
+  }
+
+  /** The token holding the group's assignment lock (null: free). */
+  assignmentLock(): Promise<string | null> {
+    return this.stack.redis.get(groupKeys(this.stack.config.keyPrefix, this.prefix, this.prefix).assignLock);
+  }
+
   /** The group as the monitoring API reports it now. */
   async observedState(): Promise<string> {
     return (await this.stack.coordinator.getGroup(this.prefix, this.prefix)).group.state;
