@@ -6,6 +6,7 @@
  */
 import { activationShards } from '../core/resharding.js';
 import { LockBusyError } from '../store/critical-section.js';
+import type { StreamProbe } from '../store/store.js';
 import { type Ctx, errorText } from './context.js';
 import { MAX_DUE, maintainMembers, runAssignment } from './group-steps.js';
 import { withIntactGroup } from './integrity.js';
@@ -21,6 +22,8 @@ export interface SweepReport {
   nextCursor: string | null;
   /** Redis requests this sweep made (0 when the coordinator does not count them). */
   calls: number;
+  /** Streams still due when this sweep ended (left for the next call or another instance). */
+  backlog: number;
 }
 
 /** Bounds of one sweep call. */
@@ -37,6 +40,9 @@ export interface SweepOptions {
   /** Prefix to start at (the first one >= it, wrapping around). @default where the last call stopped */
   cursor?: string | null;
 }
+
+/** How long a claim on a due stream lasts: another sweep takes it again after that. */
+const DUE_CLAIM_MS = 60_000;
 
 /** Requests a stream with work may cost before its shard reads, kept free before starting it. */
 const BUSY_STREAM_RESERVE = 10;
@@ -56,44 +62,142 @@ export async function sweep(
   opts: SweepOptions,
   calls: () => number,
 ): Promise<SweepReport> {
-  const maxStreams = opts.maxStreams ?? 500;
-  const maxCalls = opts.maxCalls ?? Number.POSITIVE_INFINITY;
   const start = calls();
-  const spent = () => calls() - start;
-  const report: SweepReport = { streams: 0, groupsChanged: 0, skippedBusy: 0, nextCursor: null, calls: 0 };
-  const prefixes = await ctx.store.listStreams();
-  if (prefixes.length === 0) return { ...report, calls: spent() };
-  const order = rotateFrom(prefixes, opts.cursor === undefined ? state.cursor : opts.cursor);
-  let next = 0;
-  for (; next < Math.min(maxStreams, order.length); next++) {
-    if (spent() + 1 > maxCalls) break;
-    const prefix = order[next]!;
+  const budget: Budget = {
+    maxCalls: opts.maxCalls ?? Number.POSITIVE_INFINITY,
+    spent: () => calls() - start,
+  };
+  const report: SweepReport = {
+    streams: 0,
+    groupsChanged: 0,
+    skippedBusy: 0,
+    nextCursor: null,
+    calls: 0,
+    backlog: 0,
+  };
+  if (opts.cursor !== undefined) await rotatingSweep(ctx, state, now, opts, budget, report);
+  else await dueSweep(ctx, now, opts.maxStreams ?? 500, budget, report);
+  return { ...report, calls: budget.spent() };
+}
+
+interface Budget {
+  maxCalls: number;
+  spent(): number;
+}
+
+/**
+ * The streams the due index names as due now, claimed so that no other sweep visits them at the
+ * same time; each visit records the stream's next due time (docs/architecture.md#the-due-index).
+ * A stream with nothing due costs no Redis command at all.
+ */
+async function dueSweep(ctx: Ctx, now: number, maxStreams: number, budget: Budget, report: SweepReport) {
+  const until = now + DUE_CLAIM_MS;
+  // Claim no more than the budget can visit: a stream with nothing due costs its probe and its settle.
+  const fits = () => Math.min(maxStreams, Math.floor((budget.maxCalls - budget.spent() - 1) / 2));
+  let claim = await ctx.store.claimDue(now, until, fits());
+  if (!claim) {
+    // A new due index, or one Redis lost: every stream is due once, then only what is.
+    await ctx.store.seedDue(await ctx.store.listStreams(), now);
+    claim = await ctx.store.claimDue(now, until, fits());
+    if (!claim) return;
+  }
+  report.backlog = claim.backlog;
+  for (const prefix of claim.prefixes) {
+    // A visit that fails leaves the stream due: the next sweep call tries again.
+    let next: number | null = now;
     try {
-      const probe = await ctx.store.probeStream(prefix, now);
-      const busy = probe?.groups.filter(
-        (g) => g.exists && (g.assignmentDue || g.leaseDue || g.deadlineDue || g.timerDue),
-      );
-      if (probe && (busy!.length > 0 || probe.head.resharding)) {
-        // Not enough budget left for this stream's work: it is where the next call starts.
-        if (spent() + BUSY_STREAM_RESERVE > maxCalls) break;
-        for (const g of busy!) if (await maintainGroup(ctx, prefix, g.name, now)) report.groupsChanged++;
-        if (probe.head.resharding) {
-          report.groupsChanged += await advanceStream(ctx, prefix, now, {
-            lockWaitMs: 0,
-            // Provisioning costs one call per shard and group: resumed only while the budget covers it.
-            resumePreparing: (m, groups) =>
-              spent() + activationShards(m).length * groups + BUSY_STREAM_RESERVE <= maxCalls,
-          });
-        }
-      }
+      next = await visit(ctx, prefix, now, budget, report);
     } catch (e) {
       if (e instanceof LockBusyError) report.skippedBusy++;
       else ctx.log('warn', 'sweep of stream failed', { streamPrefix: prefix, error: errorText(e) });
     }
+    if (next === OUT_OF_BUDGET) {
+      // Its work does not fit this call: handed back as due now, for the next one.
+      next = now;
+      report.backlog++;
+    } else report.streams++;
+    await ctx.store.settleDue(prefix, until, next);
+  }
+}
+
+/**
+ * Every listed stream from `opts.cursor` on, probed whether or not anything is due (the
+ * Worker's cron until it takes its streams from the due index too).
+ */
+async function rotatingSweep(
+  ctx: Ctx,
+  state: SweepState,
+  now: number,
+  opts: SweepOptions,
+  budget: Budget,
+  report: SweepReport,
+) {
+  const maxStreams = opts.maxStreams ?? 500;
+  const prefixes = await ctx.store.listStreams();
+  if (prefixes.length === 0) return;
+  const order = rotateFrom(prefixes, opts.cursor === undefined ? state.cursor : opts.cursor);
+  let next = 0;
+  for (; next < Math.min(maxStreams, order.length); next++) {
+    if (budget.spent() + 1 > budget.maxCalls) break;
+    try {
+      if ((await visit(ctx, order[next]!, now, budget, report)) === OUT_OF_BUDGET) break;
+    } catch (e) {
+      if (e instanceof LockBusyError) report.skippedBusy++;
+      else ctx.log('warn', 'sweep of stream failed', { streamPrefix: order[next], error: errorText(e) });
+    }
     report.streams++;
   }
   state.cursor = order[next % order.length] ?? null;
-  return { ...report, nextCursor: state.cursor, calls: spent() };
+  report.nextCursor = state.cursor;
+}
+
+/** A visit that did not start its stream's work because the budget would not cover it. */
+const OUT_OF_BUDGET = -1;
+
+/**
+ * One stream's due work: maintenance of its busy groups, its resharding pass. Returns when the
+ * stream is next due (null: nothing time-driven left; OUT_OF_BUDGET: not started).
+ */
+async function visit(
+  ctx: Ctx,
+  prefix: string,
+  now: number,
+  budget: Budget,
+  report: SweepReport,
+): Promise<number | null> {
+  let probe = await ctx.store.probeStream(prefix, now);
+  if (!probe) return null;
+  const busy = probe.groups.filter((g) => g.exists && isDue(g));
+  if (busy.length === 0 && !probe.head.resharding) return nextDue(probe, now);
+  if (budget.spent() + BUSY_STREAM_RESERVE > budget.maxCalls) return OUT_OF_BUDGET;
+  for (const g of busy) if (await maintainGroup(ctx, prefix, g.name, now)) report.groupsChanged++;
+  if (probe.head.resharding) {
+    report.groupsChanged += await advanceStream(ctx, prefix, now, {
+      lockWaitMs: 0,
+      // Provisioning costs one call per shard and group: resumed only while the budget covers it.
+      resumePreparing: (m, groups) =>
+        budget.spent() + activationShards(m).length * groups + BUSY_STREAM_RESERVE <= budget.maxCalls,
+    });
+  }
+  probe = await ctx.store.probeStream(prefix, now);
+  return probe ? nextDue(probe, now) : null;
+}
+
+function isDue(g: StreamProbe['groups'][number]): boolean {
+  return g.assignmentDue || g.leaseDue || g.deadlineDue || g.timerDue;
+}
+
+/**
+ * When the probed stream is next due: its groups' earliest, and at every sweep call while it
+ * reshards (drain evidence comes from consumers, not from a timer). Each sweep call claims once,
+ * so a stream left due now is visited again by the next call, not in a loop.
+ */
+function nextDue(probe: StreamProbe, now: number): number | null {
+  let at: number | null = probe.head.resharding ? now : null;
+  for (const g of probe.groups) {
+    if (g.exists && g.nextAt !== null && (at === null || g.nextAt < at)) at = g.nextAt;
+  }
+  return at;
 }
 
 /** Maintenance of every due member of `group` and its assignment round if due. True when something changed. */

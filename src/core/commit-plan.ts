@@ -101,7 +101,8 @@ export type PlanOp =
   | { k: 'delete-target'; member: string }
   | { k: 'owner'; shard: number; owner: OwnerEntry }
   | { k: 'release-owner'; shard: number; member: string }
-  | { k: 'lease'; member: string; at: number }
+  /** `renewal`: the member was live and its lease does not move earlier (no new time-driven work). */
+  | { k: 'lease'; member: string; at: number; renewal?: true }
   | { k: 'drop-lease'; member: string }
   | { k: 'live'; member: string; at: number; progress: readonly ShardProgress[] | null }
   | { k: 'deadline'; member: string; at: number; ifAbsent: boolean }
@@ -188,8 +189,14 @@ export function memberOps(
   if (!b || statusOf(b) !== status) ops.push({ k: 'status', member: id, status });
 
   if (isLive(after.state)) {
-    if (!b || !isLive(b.state) || b.memberLeaseExpiresAt !== after.memberLeaseExpiresAt) {
-      ops.push({ k: 'lease', member: id, at: after.memberLeaseExpiresAt });
+    if (!b || !isLive(b.state)) ops.push({ k: 'lease', member: id, at: after.memberLeaseExpiresAt });
+    else if (b.memberLeaseExpiresAt !== after.memberLeaseExpiresAt) {
+      const at = after.memberLeaseExpiresAt;
+      ops.push(
+        at > b.memberLeaseExpiresAt
+          ? { k: 'lease', member: id, at, renewal: true }
+          : { k: 'lease', member: id, at },
+      );
     }
   } else if (b && isLive(b.state)) {
     ops.push({ k: 'drop-lease', member: id });

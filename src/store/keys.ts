@@ -150,3 +150,19 @@ export function shardKey(prefix: string, i: number): string {
 export function sweepCursorKey(ns: string): string {
   return `${ns}:sweep-cursor`;
 }
+
+/** Keys of the namespace's due index (`store/scripts/due-index.ts`), in one slot of their own. */
+export interface DueIndexKeys {
+  /** ZSET stream prefix → earliest time it may have work due; `''` at +inf marks it complete. */
+  at: string;
+  /** HASH stream prefix → until when a sweep has claimed it. */
+  claims: string;
+  /** HASH stream prefix → the earliest due time a commit recorded while it was claimed. */
+  late: string;
+}
+
+/** `K:{#due}:at`, `K:{#due}:claims`, `K:{#due}:late` (no stream's tag encodes to `{#due}`). */
+export function dueIndexKeys(ns: string): DueIndexKeys {
+  const base = `${ns}:{#due}`;
+  return { at: `${base}:at`, claims: `${base}:claims`, late: `${base}:late` };
+}

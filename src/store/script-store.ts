@@ -4,13 +4,15 @@
  * script runs, how a failure maps to a CoordinatorError, and the few plain commands.
  */
 import type { RetireOutcome, ShardReading } from '../core/drain-evidence.js';
+import { planDueAt } from '../core/due.js';
 import { CoordinatorError } from '../core/errors.js';
-import { groupKeys, streamKeys, streamsIndexKey } from './keys.js';
+import { dueIndexKeys, groupKeys, streamKeys, streamsIndexKey } from './keys.js';
 import { ACQUIRE_LOCK } from './scripts/acquire-lock.js';
 import { CLEAR_SHARD_KEYS, clearShardKeysCall, shardSideKeys } from './scripts/clear-shard-keys.js';
 import { COMMIT } from './scripts/commit.js';
 import { decodeCommitReply, encodeCommit, type ScriptCall } from './scripts/commit-args.js';
 import { DELETE_SHARD } from './scripts/delete-shard.js';
+import { DUE_CLAIM, DUE_MARK, DUE_SEED, DUE_SETTLE } from './scripts/due-index.js';
 import { ASSIGNMENT_READ, DUE_READ, GROUP_RECORDS, MEMBERS_READ } from './scripts/group-reads.js';
 import { LOAD } from './scripts/load.js';
 import type { LuaScript } from './scripts/lua-script.js';
@@ -40,6 +42,7 @@ import { STREAM_PROBE } from './scripts/stream-probe.js';
 import type {
   AssignmentRead,
   CommitOutcome,
+  DueClaim,
   DueRead,
   GroupRecords,
   MemberRead,
@@ -52,6 +55,9 @@ import type {
 } from './store.js';
 
 /** The script-backed half of the Store port, shared by every client. */
+/** Prefixes listed in the due index per seeding call. */
+const SEED_CHUNK = 500;
+
 /** Reads of every group of a stream before giving up on a list of groups that keeps changing. */
 const LOAD_ATTEMPTS = 4;
 
@@ -173,9 +179,50 @@ export abstract class ScriptStore {
     return decodeProbe(prefix, reply);
   }
 
-  /** One checked, atomic commit. */
+  /** One checked, atomic commit, after the due index knows of the time-driven work it creates. */
   async commit(plan: StreamPlan): Promise<CommitOutcome> {
+    const due = planDueAt(plan);
+    if (due !== null) {
+      const k = dueIndexKeys(this.ns);
+      await this.script(DUE_MARK, {
+        keys: [k.at, k.claims, k.late],
+        args: [plan.prefix, String(Math.floor(due))],
+      });
+    }
     return decodeCommitReply(await this.script(COMMIT, encodeCommit(this.ns, plan)), plan);
+  }
+
+  /** Claims the streams due at `now` until `until`; null while the due index is not complete. */
+  async claimDue(now: number, until: number, max: number): Promise<DueClaim | null> {
+    const k = dueIndexKeys(this.ns);
+    const reply = await this.script(DUE_CLAIM, {
+      keys: [k.at, k.claims],
+      args: [String(Math.floor(now)), String(Math.floor(until)), String(Math.max(0, Math.floor(max)))],
+    });
+    const [code, prefixes, backlog] = Array.isArray(reply) ? reply : [];
+    if (Number(code) !== 1) return null;
+    return { prefixes: (Array.isArray(prefixes) ? prefixes : []).map(String), backlog: Number(backlog) };
+  }
+
+  /** Ends the claim taken `until` on `prefix` with its next due time (null: nothing due). */
+  async settleDue(prefix: string, until: number, next: number | null): Promise<void> {
+    const k = dueIndexKeys(this.ns);
+    await this.script(DUE_SETTLE, {
+      keys: [k.at, k.claims, k.late],
+      args: [prefix, next === null ? '' : String(Math.floor(next)), String(Math.floor(until))],
+    });
+  }
+
+  /** Lists `prefixes` as due at `at`, SEED_CHUNK at a time, then marks the due index complete. */
+  async seedDue(prefixes: readonly string[], at: number): Promise<void> {
+    const k = dueIndexKeys(this.ns);
+    let from = 0;
+    do {
+      const chunk = prefixes.slice(from, from + SEED_CHUNK);
+      from += SEED_CHUNK;
+      const last = from >= prefixes.length ? '1' : '0';
+      await this.script(DUE_SEED, { keys: [k.at], args: [String(Math.floor(at)), last, ...chunk] });
+    } while (from < prefixes.length);
   }
 
   /** Lists `prefix` in the streams index unless it holds `limit` others already (0 = no limit). */

@@ -196,7 +196,16 @@ export interface StreamProbe {
     deadlineDue: boolean;
     timerDue: boolean;
     roundOpen: boolean;
+    /** The earliest time anything of the group falls due (now when something is due already; null: never). */
+    nextAt: number | null;
   }>;
+}
+
+/** Streams a sweep claimed from the due index. */
+export interface DueClaim {
+  prefixes: string[];
+  /** Entries still due after this claim (what the sweep leaves for later calls or instances). */
+  backlog: number;
 }
 
 /** Redis Streams operations used for provisioning and checks. */
@@ -295,8 +304,22 @@ export interface Store extends StreamOps, Partial<ShardOps> {
   readDue(prefix: string, group: string, now: number, max: number): Promise<DueRead | null>;
   /** What is due in each group of the stream; null when the stream does not exist. */
   probeStream(prefix: string, now: number): Promise<StreamProbe | null>;
-  /** One atomic, checked commit (see StreamPlan). */
+  /**
+   * One atomic, checked commit (see StreamPlan). A plan that creates time-driven work first
+   * lowers the stream's due time in the due index (see `claimDue`), so no commit is applied
+   * whose due work the sweep would not find.
+   */
   commit(plan: StreamPlan): Promise<CommitOutcome>;
+  /**
+   * Claims up to `max` streams with work due at `now` in the namespace's due index, until
+   * `until` (another sweep takes them again after that). Null when the index is not complete
+   * (new, or lost): the caller seeds it with `seedDue` first.
+   */
+  claimDue(now: number, until: number, max: number): Promise<DueClaim | null>;
+  /** Ends a claim taken `until`: the stream's next due time (null: nothing due), or not listed. */
+  settleDue(prefix: string, until: number, next: number | null): Promise<void>;
+  /** Lists every one of `prefixes` as due at `at` and marks the due index complete. */
+  seedDue(prefixes: readonly string[], at: number): Promise<void>;
   /** Every stream prefix known to this namespace. */
   listStreams(): Promise<string[]>;
   /**

@@ -7,6 +7,7 @@ import { CLEAR_SHARD_KEYS } from './scripts/clear-shard-keys.js';
 import { COMMIT } from './scripts/commit.js';
 import type { ScriptCall } from './scripts/commit-args.js';
 import { DELETE_SHARD } from './scripts/delete-shard.js';
+import { DUE_CLAIM, DUE_MARK, DUE_SEED, DUE_SETTLE } from './scripts/due-index.js';
 import { ASSIGNMENT_READ, DUE_READ, GROUP_RECORDS, MEMBERS_READ } from './scripts/group-reads.js';
 import { LOAD } from './scripts/load.js';
 import type { LuaScript } from './scripts/lua-script.js';
@@ -26,7 +27,7 @@ import { keyLockingPicker, upstashScriptRunner } from './upstash-script.js';
 /**
  * The store's scripts that touch only the keys they are passed (no key name built in Lua), so
  * they may run under Upstash's per-key locks: the locks, the group reads, the whole load, the
- * commit, the streams index and the shard scripts. Not the sweep's stream probe: it names each
+ * commit, the streams index, the due index and the shard scripts. Not the sweep's stream probe: it names each
  * group's keys itself from the stream's heartbeat view. The member read and the commit also call
  * INFO, which names no key and which they call under pcall (where it is refused, no restart is
  * detected, as before). A script not listed runs under the global lock, so a new one is safe
@@ -50,6 +51,10 @@ const DECLARING: ReadonlySet<LuaScript> = new Set([
   RETIRE_SHARD,
   DELETE_SHARD,
   CLEAR_SHARD_KEYS,
+  DUE_MARK,
+  DUE_CLAIM,
+  DUE_SETTLE,
+  DUE_SEED,
 ]);
 
 /** Options of UpstashStore. */

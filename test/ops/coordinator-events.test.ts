@@ -189,7 +189,7 @@ describe('metrics > coordinator events', () => {
 });
 
 describe('sweep budget > Redis requests counted by the store’s onRequest', () => {
-  it('spends one request on the stream list and one per idle stream, and reports them', async () => {
+  it('spends one request when nothing is due, and claims no more streams than the budget can visit', async () => {
     const requests = requestCounter();
     const store = new IoredisStore(client, { namespace: uniquePrefix('ns'), onRequest: requests.onRequest });
     const coordinator = new Coordinator({
@@ -197,14 +197,24 @@ describe('sweep budget > Redis requests counted by the store’s onRequest', () 
       config: parseConfig({ COORDINATOR_PROVISIONING: 'false' }),
       requestCount: requests.count,
     });
-    for (const p of [uniquePrefix('a'), uniquePrefix('b')]) await createStream(coordinator, p);
-    await coordinator.sweep(Date.now()); // loads the probe script where needed
+    const prefixes = [uniquePrefix('a'), uniquePrefix('b'), uniquePrefix('c')];
+    for (const p of prefixes) await createStream(coordinator, p);
+    await coordinator.sweep(Date.now()); // seeds the due index and loads the scripts
     const before = requests.count();
-    const report = await coordinator.sweep(Date.now(), { maxCalls: 100 });
-    expect(report.streams).toBe(2);
-    expect(report.calls).toBe(3);
-    expect(requests.count() - before).toBe(3);
-    expect((await coordinator.sweep(Date.now(), { maxCalls: 2 })).streams).toBe(1);
+    expect(await coordinator.sweep(Date.now(), { maxCalls: 100 })).toMatchObject({
+      streams: 0,
+      calls: 1,
+      backlog: 0,
+    });
+    expect(requests.count() - before).toBe(1);
+    // All three due again: a budget of 5 claims two (1 + 2 × 2 requests) and leaves one.
+    await store.seedDue(prefixes, Date.now());
+    expect(await coordinator.sweep(Date.now(), { maxCalls: 5 })).toMatchObject({
+      streams: 2,
+      calls: 5,
+      backlog: 1,
+    });
+    expect(await coordinator.sweep(Date.now(), { maxCalls: 5 })).toMatchObject({ streams: 1, backlog: 0 });
   });
 
   it('refuses a budget it cannot measure: maxCalls without requestCount', async () => {

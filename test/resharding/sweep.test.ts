@@ -1,8 +1,9 @@
 /**
  * The sweep's cost and bounds, and the heartbeat fast path around a migration (standalone and
- * 6-node Cluster): an idle stream costs one Redis call, a call stays within its budget and the
- * next one resumes at the cursor; steady heartbeats take one round trip unless a migration is
- * under way.
+ * 6-node Cluster): a stream with nothing due costs no Redis call once the due index knows it, a
+ * stream is visited when its work falls due, a call from a cursor stays within its budget and
+ * the next one resumes there; steady heartbeats take one round trip unless a migration is under
+ * way.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { backends } from '../support/redis.js';
@@ -16,17 +17,42 @@ describe.each(backends)('resharding > sweep and fast path ($name)', (backend) =>
     await stack?.close();
   });
 
-  it('handles 200 idle groups within 1,000 Redis calls: one load each, no lock, no write', async () => {
+  it('visits 200 idle streams once to learn nothing is due, then spends one Redis call a sweep on them', async () => {
     stack = makeStack(backend);
     const prefixes: string[] = [];
     for (let i = 0; i < 200; i++) prefixes.push(await createStream(stack, 1, 'idle'));
     const tryLock = vi.spyOn(stack.store, 'tryLock');
     const commit = vi.spyOn(stack.store, 'commit');
-    const report = await stack.coordinator.sweep(stack.clock.now(), { maxCalls: 1000 });
-    expect(report).toMatchObject({ streams: 200, groupsChanged: 0, skippedBusy: 0 });
-    expect(report.calls).toBe(201);
+    const probe = vi.spyOn(stack.store, 'probeStream');
+    // The first sweep seeds the due index with every stream and visits each once.
+    const first = await stack.coordinator.sweep(stack.clock.now());
+    expect(first).toMatchObject({ streams: 200, groupsChanged: 0, skippedBusy: 0, backlog: 0 });
+    expect(probe).toHaveBeenCalledTimes(200);
+    probe.mockClear();
+    for (let i = 0; i < 5; i++) {
+      stack.clock.advance(60_000);
+      expect(await stack.coordinator.sweep(stack.clock.now())).toMatchObject({ streams: 0, backlog: 0 });
+    }
+    expect(probe).not.toHaveBeenCalled();
     expect(tryLock).not.toHaveBeenCalled();
     expect(commit).not.toHaveBeenCalled();
+  });
+
+  it('visits a stream when the work a commit created falls due, not before', async () => {
+    stack = makeStack(backend);
+    const p = await createStream(stack, 2);
+    await stack.coordinator.sweep(stack.clock.now());
+    const team = readingMembers(p, p, 2);
+    for (let r = 0; r < 3; r++) await round(stack, team);
+    const probe = vi.spyOn(stack.store, 'probeStream');
+    // The members' leases end a lease TTL after their last full heartbeat.
+    await stack.coordinator.sweep(stack.clock.now());
+    const visited = probe.mock.calls.length;
+    stack.clock.advance(stack.config.memberLeaseTtlMs - 1_000);
+    expect((await stack.coordinator.sweep(stack.clock.now())).streams).toBe(0);
+    expect(probe.mock.calls.length).toBe(visited);
+    stack.clock.advance(2_000);
+    expect(await stack.coordinator.sweep(stack.clock.now())).toMatchObject({ streams: 1, groupsChanged: 1 });
   });
 
   it('stays within maxCalls and resumes where it stopped', async () => {

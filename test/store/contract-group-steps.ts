@@ -66,6 +66,7 @@ export function defineGroupStepsContract(get: () => ContractTarget): void {
           deadlineDue: true,
           timerDue: false,
           roundOpen: false,
+          nextAt: T0,
         },
         {
           name: 'idle',
@@ -75,7 +76,35 @@ export function defineGroupStepsContract(get: () => ContractTarget): void {
           deadlineDue: false,
           timerDue: false,
           roundOpen: false,
+          nextAt: null,
         },
+      ]);
+    });
+
+    it('says when each group is next due: a lease just after it ends, a deadline or timer at its time', async () => {
+      const p = uniquePrefix('next');
+      await create(p, ['lease', 'deadline']);
+      await add(p, 1, member('m1', { memberLeaseExpiresAt: T0 + 100 }), [], 'lease');
+      await add(
+        p,
+        1,
+        member('m2', {
+          memberLeaseExpiresAt: T0 + 900,
+          rebalanceDeadlineAt: T0 + 50,
+          currentAssignment: [3],
+        }),
+        [],
+        'deadline',
+      );
+      const probe = await t.store.probeStream(p, T0);
+      expect(probe?.groups.map((g) => [g.name, g.nextAt, g.leaseDue, g.deadlineDue])).toEqual([
+        ['deadline', T0 + 50, false, false],
+        ['lease', T0 + 101, false, false],
+      ]);
+      const later = await t.store.probeStream(p, T0 + 101);
+      expect(later?.groups.map((g) => [g.name, g.leaseDue, g.deadlineDue])).toEqual([
+        ['deadline', false, true],
+        ['lease', true, false],
       ]);
     });
 

@@ -71,11 +71,11 @@ export function contractKit(get: () => ContractTarget) {
     });
   }
 
-  /** Writes a new member record (and target) with every index it implies. */
-  async function add(p: string, rev: number, m: MemberRecord, target?: number[]): Promise<void> {
+  /** Writes a new member record (and target) of group `g` with every index it implies. */
+  async function add(p: string, rev: number, m: MemberRecord, target?: number[], g = 'g'): Promise<void> {
     const ops = memberOps(m.memberId, null, m, { owners: new Map(), ...RETENTION });
     if (target) ops.push({ k: 'target', member: m.memberId, target });
-    expect((await commit(p, rev, ops)).ok).toBe(true);
+    expect((await commit(p, rev, ops, g)).ok).toBe(true);
   }
 
   /** A heartbeat read of `memberId` in group `g` at T0 + 1 s, without the fast path. */

@@ -8,6 +8,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { Store } from '../../src/store/store.js';
 import { defineCorruptContract } from './contract-corrupt.js';
+import { defineDueIndexContract } from './contract-due-index.js';
 import { defineGroupStepsContract } from './contract-group-steps.js';
 import { defineHeartbeatContract } from './contract-heartbeat.js';
 import { defineLeaseContract } from './contract-lease.js';
@@ -69,5 +70,6 @@ export function defineStoreContract(
     defineQuotaContract(get);
     defineStreamOpsContract(get);
     defineCorruptContract(get);
+    defineDueIndexContract(get);
   });
 }

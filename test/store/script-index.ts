@@ -7,6 +7,7 @@ import { ACQUIRE_LOCK } from '../../src/store/scripts/acquire-lock.js';
 import { CLEAR_SHARD_KEYS } from '../../src/store/scripts/clear-shard-keys.js';
 import { COMMIT } from '../../src/store/scripts/commit.js';
 import { DELETE_SHARD } from '../../src/store/scripts/delete-shard.js';
+import { DUE_CLAIM, DUE_MARK, DUE_SEED, DUE_SETTLE } from '../../src/store/scripts/due-index.js';
 import {
   ASSIGNMENT_READ,
   DUE_READ,
@@ -43,6 +44,10 @@ export const SCRIPTS = {
   'due-read': DUE_READ,
   'group-records': GROUP_RECORDS,
   'stream-probe': STREAM_PROBE,
+  'due-mark': DUE_MARK,
+  'due-claim': DUE_CLAIM,
+  'due-settle': DUE_SETTLE,
+  'due-seed': DUE_SEED,
   provision: PROVISION,
   'provision-existing': PROVISION_EXISTING,
   'read-shards': READ_SHARDS,

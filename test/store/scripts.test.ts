@@ -15,6 +15,10 @@ import { SCRIPTS } from './script-index.js';
 
 // Changing a script changes its SHA: update the pin here and in the script module together.
 const PINNED: Record<string, string> = {
+  'due-mark': 'dc31e67275d4ec7dbee630b9f1cbf035d033f830',
+  'due-claim': '80aa73809b46f62bf130596f72cb8ab0b17258a1',
+  'due-settle': '576ae68541e38b2433f9cd45441751a82e5b0d05',
+  'due-seed': '606605bfaf16cc9ad031b417986df0eed2f3f43e',
   'acquire-lock': 'c24f1396eb0c4975f3ed488c01990ca2dd96dfa5',
   'release-lock': 'c89cee65b7ab260d98c281f3c3eb6fa7c992cdd2',
   'renew-lock': '1a22347112065789d764e3ed6c9b5a99d9767d0a',
@@ -24,7 +28,7 @@ const PINNED: Record<string, string> = {
   'assignment-read': '70f73598d2e5fe8174020bde79afe89240ec397c',
   'members-read': '6e401b117a49bb9e04998b11f21c19fd3581ae46',
   'due-read': 'f96ca82d18c5fa899f9089cf4581f4308c40d784',
-  'stream-probe': '34ca7527c92230a1935fc0d5044954e4119effc9',
+  'stream-probe': '6c736dbeaeb16222af76fb9840b704b40d248da1',
   provision: '855ece8fe536d75a5ab2074432212dd185224cba',
   'read-shards': '4ac4e4ba5c6e304370d9e22e870d40370096854a',
   'pending-summaries': 'fb31e3033d0aa445645acb524d69b1823fdc42af',

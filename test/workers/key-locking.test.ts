@@ -54,6 +54,10 @@ const STORE_DECLARING = [
   'retire-shard',
   'delete-shard',
   'clear-shard-keys',
+  'due-mark',
+  'due-claim',
+  'due-settle',
+  'due-seed',
 ];
 
 /** `name` or `name+lock` for a SHA1 or a text of any script, plain or flagged (checked with node:crypto). */

@@ -424,6 +424,7 @@ export function decodeProbe(prefix: string, reply: unknown): StreamProbe | null 
         deadlineDue: flag(4),
         timerDue: flag(5),
         roundOpen: flag(6),
+        nextAt: p[7] === null || p[7] === undefined || p[7] === false ? null : Number(p[7]),
       };
     }),
   };

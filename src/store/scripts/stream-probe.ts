@@ -5,7 +5,9 @@
  *
  * KEYS[1] K:{P}:stream   ARGV[1] now (ms)
  * Returns {0} no stream; {-2} layout 1 (refused); else {1, rev, hb, group…} with each group
- * {name, exists, assignmentDue, leaseDue, deadlineDue, timerDue, roundOpen} (1/0 flags).
+ * {name, exists, assignmentDue, leaseDue, deadlineDue, timerDue, roundOpen} (1/0 flags) and the
+ * earliest time anything of it falls due (`now` when something is due already; false: never),
+ * which the sweep records in the due index.
  */
 import { GROUP_KEY_PARTS } from '../keys.js';
 import { INTEGRITY_LUA } from './group-keys-lua.js';
@@ -30,6 +32,21 @@ local function flag(b)
   end
   return 0
 end
+local now = tonumber(ARGV[1])
+-- The lowest score of a sorted set plus \`after\`, or nil when it is empty.
+local function first(k, after)
+  local r = redis.call('ZRANGE', k, 0, 0, 'WITHSCORES')
+  return r[2] and tonumber(r[2]) + after or nil
+end
+local function earliest(a, b)
+  if not a then
+    return b
+  end
+  if not b then
+    return a
+  end
+  return math.min(a, b)
+end
 local out = { 1, s[1], s[2] }
 local ok, d = pcall(cjson.decode, s[2])
 if ok and type(d) == 'table' and type(d.g) == 'table' then
@@ -42,15 +59,21 @@ if ok and type(d) == 'table' and type(d.g) == 'table' then
       end
       local h = redis.call('HMGET', key(1), 'ge', 'ae', 'cr')
       if not h[1] then
-        out[#out + 1] = { name, 0, 0, 0, 0, 0, 0 }
+        out[#out + 1] = { name, 0, 0, 0, 0, 0, 0, false }
       else
+        -- A lease is due once it has passed (score < now), a deadline or timer at its score.
+        local lease, deadline, timer = first(key(6), 1), first(key(9), 0), first(key(10), 0)
+        local roundDue = tonumber(h[2]) < tonumber(h[1])
         -- A group that lost an index is reported with a lease due: the sweep's read of it finds
         -- out what is lost and rebuilds it.
-        out[#out + 1] = { name, 1, flag(tonumber(h[2]) < tonumber(h[1])),
-          flag(damaged(key) ~= nil or #redis.call('ZRANGEBYSCORE', key(6), '-inf', '(' .. ARGV[1], 'LIMIT', 0, 1) > 0),
-          flag(#redis.call('ZRANGEBYSCORE', key(9), '-inf', ARGV[1], 'LIMIT', 0, 1) > 0),
-          flag(#redis.call('ZRANGEBYSCORE', key(10), '-inf', ARGV[1], 'LIMIT', 0, 1) > 0),
-          flag(h[3] ~= false) }
+        local lost = damaged(key) ~= nil
+        local nextAt = earliest(earliest(lease, deadline), timer)
+        if roundDue or lost then
+          nextAt = now
+        end
+        out[#out + 1] = { name, 1, flag(roundDue), flag(lost or (lease and lease <= now)),
+          flag(deadline and deadline <= now), flag(timer and timer <= now), flag(h[3] ~= false),
+          nextAt and string.format('%d', nextAt) or false }
       end
     end
   end
@@ -62,5 +85,5 @@ return out
 export const STREAM_PROBE: LuaScript = {
   name: 'stream-probe',
   lua,
-  sha1: '34ca7527c92230a1935fc0d5044954e4119effc9',
+  sha1: '6c736dbeaeb16222af76fb9840b704b40d248da1',
 };
