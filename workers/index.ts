@@ -40,7 +40,8 @@ function scheduled(controller: ScheduledControllerLike, env: WorkerEnv, ctx: Exe
     keyLocking: ready.keyLocking,
   }).then(
     (report) => {
-      const level = report.groupsChanged > 0 ? 'info' : 'debug';
+      // Due streams left behind mean the cron cannot keep up with its budget: say so.
+      const level = report.backlog > 0 ? 'warn' : report.groupsChanged > 0 ? 'info' : 'debug';
       ready.log(level, 'sweep', { cron: controller.cron, ...report });
     },
     (err: unknown) => ready.log('error', 'sweep failed', { cron: controller.cron, err }),

@@ -1,12 +1,14 @@
 /**
- * The cron sweep: `Coordinator.sweep` bounded by the invocation's subrequest budget and resumed
- * across invocations from a cursor in Redis (`K:sweep-cursor`), since isolates are not sticky.
+ * The cron sweep: `Coordinator.sweep` bounded by the invocation's subrequest budget. It takes the
+ * streams due now from the due index in Redis (docs/architecture.md#the-due-index), so it spends
+ * its budget on due work only, and what it cannot afford stays due for the next invocation (or
+ * a Node instance's sweep beside it): isolates are not sticky and need no state of their own.
  *
  * Designed for the Workers Free plan by default: 50 subrequests per invocation (every Upstash
  * call is one) and 10 ms CPU; `COORDINATOR_SWEEP_SUBREQUESTS=1000` fits Workers Paid (1,000
- * subrequests, 30 s CPU). Fixed cost: reading and (when it moved) writing the cursor; the rest
- * goes to the sweep, which spends one call per idle stream (an unlocked load) and stops before
- * a stream whose work might not fit, leaving it for the next minute.
+ * subrequests, 30 s CPU). An invocation with nothing due costs one subrequest; a due stream with
+ * nothing left to do two; one with work about ten plus its shard reads. The report's `backlog`
+ * (logged at warn when not 0) says how many due streams it left.
  */
 import type { CoordinatorConfig } from '../src/config.js';
 import { Coordinator, type SweepReport } from '../src/coordinator.js';
@@ -14,8 +16,6 @@ import type { Logger } from '../src/http/app.js';
 import type { UpstashCommands } from '../src/store/upstash-client.js';
 import { UpstashStore } from '../src/store/upstash-store.js';
 
-/** Requests outside the sweep proper: the cursor read and write. */
-const CURSOR_REQUESTS = 2;
 /**
  * Requests kept back for NOSCRIPT fallbacks (a script's first EVALSHA after the database lost
  * its script cache costs a second request, the EVAL): the sweep counts every request it has
@@ -52,7 +52,6 @@ export async function runBudgetedSweep(opts: BudgetedSweepOptions): Promise<Budg
       subrequests++;
     },
   });
-  const cursor = await store.readSweepCursor();
   const coordinator = new Coordinator({
     store,
     config: opts.config,
@@ -60,10 +59,7 @@ export async function runBudgetedSweep(opts: BudgetedSweepOptions): Promise<Budg
     requestCount: () => subrequests,
   });
   const report = await coordinator.sweep(opts.now, {
-    cursor,
-    maxCalls: Math.max(1, opts.budget - CURSOR_REQUESTS - NOSCRIPT_SLACK),
+    maxCalls: Math.max(1, opts.budget - NOSCRIPT_SLACK),
   });
-  if (report.nextCursor !== null && report.nextCursor !== cursor)
-    await store.writeSweepCursor(report.nextCursor);
   return { ...report, subrequests };
 }

@@ -51,6 +51,8 @@ export interface SweepCounts {
   streams: number;
   groupsChanged: number;
   skippedBusy: number;
+  /** Streams still due when the sweep ended. */
+  backlog: number;
 }
 
 /** What the coordinator needs to run. */

@@ -34,7 +34,7 @@ import { withIntactGroup } from './integrity.js';
 import { repairGroup } from './repair.js';
 import * as resharding from './resharding.js';
 import { deleteStream } from './stream-delete.js';
-import { type SweepOptions, type SweepReport, type SweepState, sweep } from './sweep.js';
+import { type SweepOptions, type SweepReport, sweep } from './sweep.js';
 
 export type {
   CoordinatorDeps,
@@ -49,7 +49,6 @@ export type { SweepOptions, SweepReport } from './sweep.js';
 export class Coordinator implements CoordinatorApi {
   private readonly ctx: Ctx;
   private readonly health: RedisHealthProbe;
-  private readonly sweepState: SweepState = { cursor: null };
   /** Redis requests of the store so far (sweeps budget themselves with it); null when not counted. */
   private readonly requestCount: (() => number) | null;
 
@@ -191,7 +190,8 @@ export class Coordinator implements CoordinatorApi {
 
   /**
    * Housekeeping for every stream (expiry, fencing, pruning, assignment rounds, migration
-   * advance with drain evidence), bounded per call and resumed from a cursor on the next call.
+   * advance with drain evidence) of the streams with work due, bounded per call; what a call
+   * leaves stays due for the next.
    * `limits` may be the old `maxStreams` number.
    */
   async sweep(now: number, limits: number | SweepOptions = {}): Promise<SweepReport> {
@@ -204,7 +204,7 @@ export class Coordinator implements CoordinatorApi {
     const calls = this.requestCount ?? (() => 0);
     const start = ctx.monotonic();
     try {
-      const report = await sweep(ctx, this.sweepState, now, opts, calls);
+      const report = await sweep(ctx, now, opts, calls);
       ctx.emit({ type: 'sweep', report, ms: ctx.monotonic() - start });
       return report;
     } catch (err) {

@@ -1,8 +1,9 @@
 /**
- * Housekeeping outside requests (docs/architecture.md#source-layout): the sweep looks at every stream once per call in one
- * round trip each (an idle stream costs exactly that), maintains the members its time indexes
- * name as due, runs due assignment rounds, and runs the resharding pass of streams with
- * resharding work. Bounded per call and resumed from a cursor, so it fits a Worker's limits.
+ * Housekeeping outside requests (docs/architecture.md#the-due-index): the sweep visits the
+ * streams the due index names as due now, maintains the members their time indexes name as due,
+ * runs due assignment rounds and the resharding pass of streams with resharding work, and
+ * records when each stream is next due. A stream with nothing due costs nothing. Bounded per call
+ * (streams, Redis requests), so it fits a Worker's limits; what a call leaves stays due.
  */
 import { activationShards } from '../core/resharding.js';
 import { LockBusyError } from '../store/critical-section.js';
@@ -14,12 +15,10 @@ import { advanceStream } from './resharding.js';
 
 /** Outcome of one sweep call. */
 export interface SweepReport {
-  /** Streams visited (idle ones included). */
+  /** Streams visited. */
   streams: number;
   groupsChanged: number;
   skippedBusy: number;
-  /** Where the next call starts (null: no streams). */
-  nextCursor: string | null;
   /** Redis requests this sweep made (0 when the coordinator does not count them). */
   calls: number;
   /** Streams still due when this sweep ended (left for the next call or another instance). */
@@ -32,32 +31,28 @@ export interface SweepOptions {
   maxStreams?: number;
   /**
    * Redis requests spent at most (counted by `CoordinatorDeps.requestCount`, which is then
-   * required): an idle stream costs one, a stream with work
-   * about ten plus one per shard it reads or retires; the sweep stops before a stream that might
-   * not fit. @default unlimited
+   * required): one to claim, two per visited stream with nothing due, about ten plus one per
+   * shard it reads or retires for a stream with work; a stream whose work might not fit is left
+   * due for the next call. @default unlimited
    */
   maxCalls?: number;
-  /** Prefix to start at (the first one >= it, wrapping around). @default where the last call stopped */
-  cursor?: string | null;
 }
 
 /** How long a claim on a due stream lasts: another sweep takes it again after that. */
 const DUE_CLAIM_MS = 60_000;
 
-/** Requests a stream with work may cost before its shard reads, kept free before starting it. */
-const BUSY_STREAM_RESERVE = 10;
+/**
+ * Requests a stream with work may cost before its shard reads, kept free before starting it:
+ * maintenance (due read, records, the due index, commit), a round (read, commit) and the probe
+ * that finds its next due time.
+ */
+const BUSY_STREAM_RESERVE = 14;
 /** Maintenance steps per group and sweep at most (each handles up to MAX_DUE members). */
 const MAX_STEPS = 8;
-
-/** The sweep's state between calls. */
-export interface SweepState {
-  cursor: string | null;
-}
 
 /** One sweep at `now`. `calls()` counts the Redis requests the store has made so far. */
 export async function sweep(
   ctx: Ctx,
-  state: SweepState,
   now: number,
   opts: SweepOptions,
   calls: () => number,
@@ -71,12 +66,10 @@ export async function sweep(
     streams: 0,
     groupsChanged: 0,
     skippedBusy: 0,
-    nextCursor: null,
     calls: 0,
     backlog: 0,
   };
-  if (opts.cursor !== undefined) await rotatingSweep(ctx, state, now, opts, budget, report);
-  else await dueSweep(ctx, now, opts.maxStreams ?? 500, budget, report);
+  await dueSweep(ctx, now, opts.maxStreams ?? 500, budget, report);
   return { ...report, calls: budget.spent() };
 }
 
@@ -102,11 +95,13 @@ async function dueSweep(ctx: Ctx, now: number, maxStreams: number, budget: Budge
     if (!claim) return;
   }
   report.backlog = claim.backlog;
-  for (const prefix of claim.prefixes) {
+  for (const [i, prefix] of claim.prefixes.entries()) {
+    // What this visit may spend: the budget less the settles of this claim and the ones after it.
+    const left: Budget = { maxCalls: budget.maxCalls - (claim.prefixes.length - i), spent: budget.spent };
     // A visit that fails leaves the stream due: the next sweep call tries again.
     let next: number | null = now;
     try {
-      next = await visit(ctx, prefix, now, budget, report);
+      next = await visit(ctx, prefix, now, left, report);
     } catch (e) {
       if (e instanceof LockBusyError) report.skippedBusy++;
       else ctx.log('warn', 'sweep of stream failed', { streamPrefix: prefix, error: errorText(e) });
@@ -118,37 +113,6 @@ async function dueSweep(ctx: Ctx, now: number, maxStreams: number, budget: Budge
     } else report.streams++;
     await ctx.store.settleDue(prefix, until, next);
   }
-}
-
-/**
- * Every listed stream from `opts.cursor` on, probed whether or not anything is due (the
- * Worker's cron until it takes its streams from the due index too).
- */
-async function rotatingSweep(
-  ctx: Ctx,
-  state: SweepState,
-  now: number,
-  opts: SweepOptions,
-  budget: Budget,
-  report: SweepReport,
-) {
-  const maxStreams = opts.maxStreams ?? 500;
-  const prefixes = await ctx.store.listStreams();
-  if (prefixes.length === 0) return;
-  const order = rotateFrom(prefixes, opts.cursor === undefined ? state.cursor : opts.cursor);
-  let next = 0;
-  for (; next < Math.min(maxStreams, order.length); next++) {
-    if (budget.spent() + 1 > budget.maxCalls) break;
-    try {
-      if ((await visit(ctx, order[next]!, now, budget, report)) === OUT_OF_BUDGET) break;
-    } catch (e) {
-      if (e instanceof LockBusyError) report.skippedBusy++;
-      else ctx.log('warn', 'sweep of stream failed', { streamPrefix: order[next], error: errorText(e) });
-    }
-    report.streams++;
-  }
-  state.cursor = order[next % order.length] ?? null;
-  report.nextCursor = state.cursor;
 }
 
 /** A visit that did not start its stream's work because the budget would not cover it. */
@@ -231,11 +195,4 @@ export async function maintainStream(ctx: Ctx, prefix: string, now: number): Pro
       await maintainGroup(ctx, prefix, g.name, now);
     }
   }
-}
-
-/** `prefixes` (sorted) starting at the first one >= `cursor`, wrapping around. */
-function rotateFrom(prefixes: readonly string[], cursor: string | null): string[] {
-  const start = cursor === null ? 0 : prefixes.findIndex((p) => p >= cursor);
-  if (start <= 0) return [...prefixes];
-  return [...prefixes.slice(start), ...prefixes.slice(0, start)];
 }

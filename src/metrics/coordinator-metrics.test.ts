@@ -19,7 +19,11 @@ describe('metrics > coordinator events', () => {
 
   it('records sweeps by outcome, with their duration and counts (a failed one counts nothing)', async () => {
     const m = new CoordinatorMetrics();
-    m.observeEvent({ type: 'sweep', report: { streams: 3, groupsChanged: 1, skippedBusy: 2 }, ms: 20 });
+    m.observeEvent({
+      type: 'sweep',
+      report: { streams: 3, groupsChanged: 1, skippedBusy: 2, backlog: 4 },
+      ms: 20,
+    });
     m.observeEvent({ type: 'sweep', report: null, ms: 5 });
     const x = parseExposition(await m.render());
     expect(sampleValue(x, 'rsc_sweeps_total', { result: 'ok' })).toBe(1);
@@ -28,6 +32,7 @@ describe('metrics > coordinator events', () => {
     expect(sampleValue(x, 'rsc_sweep_duration_seconds_sum')).toBeCloseTo(0.025);
     expect(sampleValue(x, 'rsc_sweep_streams_total')).toBe(3);
     expect(sampleValue(x, 'rsc_sweep_groups_changed_total')).toBe(1);
+    expect(sampleValue(x, 'rsc_sweep_backlog')).toBe(4);
     expect(sampleValue(x, 'rsc_sweep_streams_skipped_busy_total')).toBe(2);
   });
 

@@ -101,6 +101,10 @@ export class CoordinatorMetrics implements HttpMetrics {
     name: 'rsc_sweep_groups_changed_total',
     help: 'Groups whose state a sweep changed (expiry, fencing, pruning, migration advance).',
   });
+  readonly sweepBacklog = this.registry.gauge({
+    name: 'rsc_sweep_backlog',
+    help: 'Streams still due when the last sweep of this instance ended (work left for the next call).',
+  });
   readonly sweepSkippedBusy = this.registry.counter({
     name: 'rsc_sweep_streams_skipped_busy_total',
     help: 'Streams a sweep skipped because a request held their mutex.',
@@ -218,6 +222,7 @@ export class CoordinatorMetrics implements HttpMetrics {
     this.sweepStreams.inc(undefined, report.streams);
     this.sweepGroupsChanged.inc(undefined, report.groupsChanged);
     this.sweepSkippedBusy.inc(undefined, report.skippedBusy);
+    this.sweepBacklog.set(undefined, report.backlog);
   }
 
   /**

@@ -146,11 +146,6 @@ export function shardKey(prefix: string, i: number): string {
   return `${prefix}:${i}`;
 }
 
-/** STRING: the stream prefix the Worker's cron sweep resumes from: `K:sweep-cursor` (its own slot). */
-export function sweepCursorKey(ns: string): string {
-  return `${ns}:sweep-cursor`;
-}
-
 /** Keys of the namespace's due index (`store/scripts/due-index.ts`), in one slot of their own. */
 export interface DueIndexKeys {
   /** ZSET stream prefix → earliest time it may have work due; `''` at +inf marks it complete. */

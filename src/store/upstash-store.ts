@@ -1,5 +1,5 @@
 import type { CoordinatorError } from '../core/errors.js';
-import { streamsIndexKey, sweepCursorKey, tokenSecretKey } from './keys.js';
+import { streamsIndexKey, tokenSecretKey } from './keys.js';
 import { runScript, type ScriptRunner } from './run-script.js';
 import { ScriptStore } from './script-store.js';
 import { ACQUIRE_LOCK } from './scripts/acquire-lock.js';
@@ -161,17 +161,4 @@ export class UpstashStore extends ScriptStore implements Store, Required<ShardOp
 
   /** Nothing to close: every call is a stateless HTTPS request. */
   async close(): Promise<void> {}
-
-  // ---- Worker sweep cursor (outside the Store port) ----------------------------------------
-
-  /** The prefix the next cron sweep starts at, or null when none was saved. */
-  async readSweepCursor(): Promise<string | null> {
-    const v = await this.call(() => this.client.get<string>(sweepCursorKey(this.ns)));
-    return typeof v === 'string' && v !== '' ? v : null;
-  }
-
-  /** Saves the prefix the next cron sweep starts at. */
-  async writeSweepCursor(prefix: string): Promise<void> {
-    await this.call(() => this.client.set(sweepCursorKey(this.ns), prefix));
-  }
 }

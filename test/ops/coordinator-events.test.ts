@@ -81,11 +81,13 @@ describe('metrics > mutex attempts as coordinator events', () => {
     const { metrics, store, coordinator } = setup();
     const p = uniquePrefix('sweep');
     await createStream(coordinator, p);
-    const report = await coordinator.sweep(Date.now(), { cursor: p, maxStreams: 1 });
+    const report = await coordinator.sweep(Date.now(), { maxStreams: 1 });
     expect(metrics.sweeps.get({ result: 'ok' })).toBe(1);
+    expect(report.streams).toBe(1);
     expect(metrics.sweepStreams.get()).toBe(report.streams);
     expect(metrics.sweepGroupsChanged.get()).toBe(report.groupsChanged);
-    vi.spyOn(store, 'listStreams').mockRejectedValueOnce(new Error('Redis is down'));
+    expect(metrics.sweepBacklog.get()).toBe(report.backlog);
+    vi.spyOn(store, 'claimDue').mockRejectedValueOnce(new Error('Redis is down'));
     await expect(coordinator.sweep(Date.now())).rejects.toThrow('Redis is down');
     expect(metrics.sweeps.get({ result: 'error' })).toBe(1);
     expect(metrics.sweepDuration.get().count).toBe(2);

@@ -60,7 +60,7 @@ describe.each(backends)('resharding > late writes racing retirement ($name)', (b
       const key = `${p}:1`;
       // One sweep of this stream: evidence (empty → drained → RETIRING), then the retire script.
       const [, added] = await Promise.all([
-        stack.coordinator.sweep(stack.clock.now(), { cursor: p, maxStreams: 1 }),
+        stack.coordinator.sweep(stack.clock.now()),
         sleep(i % 9).then(() => stack.redis.xadd(key, 'NOMKSTREAM', '*', 'payload', `race-${i}`)),
       ]);
       if (added === null) {
@@ -74,7 +74,7 @@ describe.each(backends)('resharding > late writes racing retirement ($name)', (b
       for (let r = 0; r < 6 && (await migration(stack, p, id)).state !== 'DEPRECATED'; r++) {
         if (await exists(stack.redis, key)) read.push(...(await readAndAck(stack.redis, key, p, 'reader')));
         stack.clock.advance(stack.config.heartbeatIntervalMs);
-        await stack.coordinator.sweep(stack.clock.now(), { cursor: p, maxStreams: 1 });
+        await stack.coordinator.sweep(stack.clock.now());
       }
       expect((await migration(stack, p, id)).state).toBe('DEPRECATED');
       if (added !== null) expect(read).toContain(added);

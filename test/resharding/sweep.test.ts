@@ -55,19 +55,20 @@ describe.each(backends)('resharding > sweep and fast path ($name)', (backend) =>
     expect(await stack.coordinator.sweep(stack.clock.now())).toMatchObject({ streams: 1, groupsChanged: 1 });
   });
 
-  it('stays within maxCalls and resumes where it stopped', async () => {
+  it('stays within maxCalls and leaves what it could not visit due for the next call', async () => {
     stack = makeStack(backend);
     for (let i = 0; i < 12; i++) await createStream(stack, 1, 'page');
     const seen: number[] = [];
-    let cursor: string | null = null;
-    for (let call = 0; call < 3; call++) {
-      const r = await stack.coordinator.sweep(stack.clock.now(), { maxCalls: 6, cursor });
-      expect(r.calls).toBeLessThanOrEqual(6);
+    for (let call = 0; call < 4; call++) {
+      const r = await stack.coordinator.sweep(stack.clock.now(), { maxCalls: 11 });
+      expect(r.calls).toBeLessThanOrEqual(11);
       seen.push(r.streams);
-      cursor = r.nextCursor;
     }
-    expect(seen).toEqual([5, 5, 5]);
-    // The old numeric signature still bounds by streams.
+    // One to claim and two per stream with nothing due: five streams a call until none is left.
+    // The first call also seeded the due index (a failed claim, the list, the seed): three.
+    expect(seen).toEqual([3, 5, 4, 0]);
+    // The numeric signature still bounds by streams.
+    await stack.store.seedDue(await stack.store.listStreams(), stack.clock.now());
     expect((await stack.coordinator.sweep(stack.clock.now(), 4)).streams).toBe(4);
   });
 

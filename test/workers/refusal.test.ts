@@ -98,7 +98,8 @@ describe('worker > refuses to serve until configured', () => {
     try {
       await redis.sadd(`${ns}:streams`, 'some-stream');
       await w.scheduled(Date.now());
-      expect(await redis.get(`${ns}:sweep-cursor`)).toBe('some-stream');
+      // The sweep ran: it seeded the due index from the streams index and visited the stream.
+      expect(await redis.zrange(`${ns}:{#due}:at`, '0', '-1')).toEqual(['']);
     } finally {
       redis.disconnect();
     }

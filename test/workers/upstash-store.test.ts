@@ -158,13 +158,6 @@ describe('store > Upstash store over the REST bridge', () => {
     expect(await store.readShard(key)).toEqual(await node.readShard(key));
   });
 
-  it('saves and reads the sweep cursor', async () => {
-    expect(await store.readSweepCursor()).toBeNull();
-    await store.writeSweepCursor('orders ü');
-    expect(await store.readSweepCursor()).toBe('orders ü');
-    expect(await redis.get(`${ns}:sweep-cursor`)).toBe('orders ü');
-  });
-
   it('answers REDIS_UNAVAILABLE for a rejected token or an unreachable endpoint, naming no secret', async () => {
     const token = `tok-${randomBytes(8).toString('hex')}`;
     const wrong = new UpstashStore(createUpstashClient({ url: bridge.url, token }), { namespace: ns });

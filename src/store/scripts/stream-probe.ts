@@ -1,7 +1,7 @@
 /**
- * The sweep's look at one stream: per group, whether anything is due — an expired
- * lease, a rebalance deadline, a fence lapse or prune, an assignment round — in O(log N) each,
- * so an idle stream costs one round trip whatever the size of its groups.
+ * The sweep's look at one stream the due index named: per group, whether anything is due — an
+ * expired lease, a rebalance deadline, a fence lapse or prune, an assignment round — and when it
+ * next will be, in O(log N) each, so a visit costs one round trip whatever the size of its groups.
  *
  * KEYS[1] K:{P}:stream   ARGV[1] now (ms)
  * Returns {0} no stream; {-2} layout 1 (refused); else {1, rev, hb, group…} with each group
