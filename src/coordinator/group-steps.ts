@@ -100,6 +100,46 @@ export async function maintainMembers(
   return res.ok;
 }
 
+/** Each coordinator's maintenance in flight, by stream and group. */
+const maintaining = new WeakMap<Ctx, Map<string, Promise<boolean>>>();
+
+/**
+ * `maintainMembers` for a request that read members due before its own decision. While this
+ * coordinator already maintains `group`, the request waits for that maintenance instead of
+ * starting its own: concurrent heartbeats read the same due members (the earliest), so their
+ * commits would all but one fail on the records the first one changed, and a group with many
+ * lapsed leases would keep every heartbeat busy retrying them. The caller reads again afterwards
+ * and maintains what is still due.
+ */
+export async function maintainDue(
+  ctx: Ctx,
+  prefix: string,
+  group: string,
+  ids: readonly string[],
+  now: number,
+  skipDeadline: ReadonlySet<string>,
+): Promise<void> {
+  let running = maintaining.get(ctx);
+  if (!running) {
+    running = new Map();
+    maintaining.set(ctx, running);
+  }
+  const key = `${prefix}\u0000${group}`;
+  const current = running.get(key);
+  if (current) {
+    // Its failure is its own request's to report; this one reads again either way.
+    await current.catch(() => undefined);
+    return;
+  }
+  const mine = maintainMembers(ctx, prefix, group, ids, now, skipDeadline);
+  running.set(key, mine);
+  try {
+    await mine;
+  } finally {
+    running.delete(key);
+  }
+}
+
 /** Index entries of a member whose record says nothing is due now. */
 function repairIndexes(
   id: string,

@@ -34,7 +34,7 @@ import {
 import { isHeld, underHold } from '../core/recovery-hold.js';
 import type { MemberReadView, StreamPlan } from '../store/store.js';
 import { backoff, type Ctx } from './context.js';
-import { MAX_DUE, maintainMembers, runAssignment } from './group-steps.js';
+import { MAX_DUE, maintainDue, runAssignment } from './group-steps.js';
 import { loadIntact } from './integrity.js';
 
 /** Reads (and commits) a heartbeat attempts before answering STATE_VERSION_CONFLICT. */
@@ -105,7 +105,7 @@ export async function heartbeat(
     const due = [...r.due.expired, ...r.due.timers, ...r.due.deadlines.filter((m) => m !== id)];
     if (due.length > 0 && maintenance < MAX_MAINTENANCE) {
       maintenance++;
-      await maintainMembers(ctx, prefix, group, due, now, new Set([id]));
+      await maintainDue(ctx, prefix, group, due, now, new Set([id]));
       continue;
     }
     // Someone else's change not yet assigned: this request runs the round once it is due.

@@ -175,8 +175,21 @@ function checksOf(reads: ReadSet): PlanOp[] {
 export function withChecks(reads: ReadSet, ops: readonly PlanOp[]): PlanOp[] {
   const checks = checksOf(reads);
   const have = new Set(checks.map((op) => JSON.stringify(op)));
-  return ordered([...checks, ...ops.filter((op) => !have.has(JSON.stringify(op)))]);
+  // Only an op of a kind `checksOf` makes can repeat one: writes, which carry whole records and
+  // answers, are not serialised just to find that out.
+  const repeats = (op: PlanOp) => CHECK_KINDS.has(op.k) && have.has(JSON.stringify(op));
+  return ordered([...checks, ...ops.filter((op) => !repeats(op))]);
 }
+
+/** The kinds of operation `checksOf` makes. */
+const CHECK_KINDS: ReadonlySet<PlanOp['k']> = new Set([
+  'record-rev',
+  'target-is',
+  'deadline-is',
+  'lease-at-most',
+  'owner-is',
+  'status-is',
+]);
 
 /** What one member read holds, as the store answers it (its heartbeat read has this shape). */
 export interface MemberReadParts {
