@@ -243,6 +243,8 @@ export class CoordinatorMetrics implements HttpMetrics {
         return;
       }
       ref.up.set({ coordinator }, 1);
+      // Only a snapshot that was read moves the slots: a failed read keeps them as they were.
+      ref.syncLabels(snaps);
       const lags = lag ? await lag.lags(snaps) : [];
       fillReferenceState(ref, snaps, lags, now());
       ref.lagReadAge.set({ coordinator }, lag?.readAt == null ? 0 : Math.max(0, (now() - lag.readAt) / 1000));

@@ -1,8 +1,9 @@
 /**
- * Bounded cardinality for stream/group labels: the first `max` distinct pairs admitted keep
- * their own label values for the life of the process; every later pair is reported as
- * `OTHER_LABEL` (its series summed with the other overflow). Only pairs that exist should be
- * admitted (a request for an unknown stream never costs a slot).
+ * Bounded cardinality for stream/group labels: up to `max` stream/group pairs keep their own label
+ * values; every other pair is reported as `OTHER_LABEL` (its series summed with the other
+ * overflow). Slots are given only from a snapshot of the groups that exist (`sync`, at scrape
+ * time); requests and events only look their pair up, so a request naming a made-up stream or
+ * group never costs a slot (docs/metrics.md#reference-compatible-metrics-actuatorprometheus).
  */
 
 /** Label value of series aggregated past the cap. */
@@ -16,30 +17,51 @@ export interface GroupLabels {
   group: string;
 }
 
+const keyOf = (stream: string, group: string) => `${stream}\u0000${group}`;
+
 /** Up to `max` stream/group pairs with their own labels. */
 export class LabelBudget {
-  private readonly admitted = new Set<string>();
-  private readonly streams = new Set<string>();
+  private readonly admitted = new Map<string, GroupLabels>();
+  /** Slots held per stream (a stream-wide request keeps its stream label while one is held). */
+  private readonly streams = new Map<string, number>();
   private overflowed = 0;
 
   constructor(readonly max: number) {}
 
-  /** Labels of a pair known to exist: admitted while there is room, else `_other`. */
-  admit(stream: string, group: string): GroupLabels {
-    const key = `${stream}\u0000${group}`;
-    if (this.admitted.has(key)) return { stream, group };
-    if (this.admitted.size < this.max) {
-      this.admitted.add(key);
-      this.streams.add(stream);
-      return { stream, group };
+  /**
+   * Takes the pairs that exist now (a snapshot of the stored groups, in the order slots should be
+   * given): a pair that holds a slot and still exists keeps it, a pair that no longer exists
+   * gives its slot back, and pairs without one take the free slots in `pairs` order. Returns
+   * the released pairs (their series should go).
+   */
+  sync(pairs: readonly GroupLabels[]): GroupLabels[] {
+    const present = new Set(pairs.map((p) => keyOf(p.stream, p.group)));
+    const released: GroupLabels[] = [];
+    for (const [key, labels] of this.admitted) {
+      if (present.has(key)) continue;
+      this.admitted.delete(key);
+      const left = (this.streams.get(labels.stream) ?? 1) - 1;
+      if (left > 0) this.streams.set(labels.stream, left);
+      else this.streams.delete(labels.stream);
+      released.push(labels);
     }
-    this.overflowed++;
-    return { stream: OTHER_LABEL, group: OTHER_LABEL };
+    this.overflowed = 0;
+    for (const { stream, group } of pairs) {
+      const key = keyOf(stream, group);
+      if (this.admitted.has(key)) continue;
+      if (this.admitted.size >= this.max) {
+        this.overflowed++;
+        continue;
+      }
+      this.admitted.set(key, { stream, group });
+      this.streams.set(stream, (this.streams.get(stream) ?? 0) + 1);
+    }
+    return released;
   }
 
-  /** Labels of a pair that may not exist: its own when already admitted, else `_other`. */
+  /** Labels of a pair: its own when it holds a slot, else `_other`. Never takes a slot. */
   lookup(stream: string, group: string): GroupLabels {
-    return this.admitted.has(`${stream}\u0000${group}`)
+    return this.admitted.has(keyOf(stream, group))
       ? { stream, group }
       : { stream: OTHER_LABEL, group: OTHER_LABEL };
   }
@@ -52,12 +74,17 @@ export class LabelBudget {
     return { stream: this.streams.has(stream) ? stream : OTHER_LABEL, group: NONE_LABEL };
   }
 
-  /** Pairs admitted so far. */
+  /** True while one of the stream's groups holds a slot. */
+  hasStream(stream: string): boolean {
+    return this.streams.has(stream);
+  }
+
+  /** Pairs holding a slot. */
   get size(): number {
     return this.admitted.size;
   }
 
-  /** How many times a pair was refused a slot (for a gauge operators can alert on). */
+  /** Pairs of the last snapshot left without a slot (summed under `_other`). */
   get overflowCount(): number {
     return this.overflowed;
   }

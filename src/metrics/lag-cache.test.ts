@@ -98,16 +98,34 @@ describe('metrics > lag cache', () => {
 });
 
 describe('metrics > label budget', () => {
-  it('admits the first max pairs, keeps them, and reports the rest as _other', () => {
+  const pair = (stream: string, group = 'g') => ({ stream, group });
+
+  it('gives the first max pairs of a snapshot a slot, keeps them, and reports the rest as _other', () => {
     const b = new LabelBudget(2);
-    expect(b.admit('s1', 'g')).toEqual({ stream: 's1', group: 'g' });
-    expect(b.lookup('s2', 'g')).toEqual({ stream: OTHER_LABEL, group: OTHER_LABEL });
-    expect(b.admit('s2', 'g')).toEqual({ stream: 's2', group: 'g' });
-    expect(b.admit('s3', 'g')).toEqual({ stream: OTHER_LABEL, group: OTHER_LABEL });
-    expect(b.admit('s1', 'g')).toEqual({ stream: 's1', group: 'g' });
+    expect(b.sync([pair('s1'), pair('s2'), pair('s3')])).toEqual([]);
+    expect(b.lookup('s1', 'g')).toEqual({ stream: 's1', group: 'g' });
+    expect(b.lookup('s2', 'g')).toEqual({ stream: 's2', group: 'g' });
+    expect(b.lookup('s3', 'g')).toEqual({ stream: OTHER_LABEL, group: OTHER_LABEL });
+    // A pair that holds its slot keeps it, whatever comes before it in a later snapshot.
+    expect(b.sync([pair('s0'), pair('s1'), pair('s2'), pair('s3')])).toEqual([]);
+    expect(b.lookup('s1', 'g')).toEqual({ stream: 's1', group: 'g' });
+    expect(b.lookup('s0', 'g')).toEqual({ stream: OTHER_LABEL, group: OTHER_LABEL });
     expect(b.streamOnly('s1')).toEqual({ stream: 's1', group: 'none' });
     expect(b.streamOnly('s3')).toEqual({ stream: OTHER_LABEL, group: 'none' });
     expect(b.size).toBe(2);
+    expect(b.overflowCount).toBe(2);
+  });
+
+  it('never gives a slot on lookup, and releases the slot of a pair the snapshot no longer lists', () => {
+    const b = new LabelBudget(1);
+    expect(b.lookup('ghost', 'g')).toEqual({ stream: OTHER_LABEL, group: OTHER_LABEL });
+    expect(b.size).toBe(0);
+    b.sync([pair('s1')]);
+    expect(b.sync([pair('s2')])).toEqual([pair('s1')]);
+    expect(b.lookup('s1', 'g')).toEqual({ stream: OTHER_LABEL, group: OTHER_LABEL });
+    expect(b.lookup('s2', 'g')).toEqual({ stream: 's2', group: 'g' });
+    expect(b.streamOnly('s1')).toEqual({ stream: OTHER_LABEL, group: 'none' });
+    expect(b.hasStream('s2')).toBe(true);
   });
 });
 

@@ -3,12 +3,14 @@
  * by coordinator, stream, group, shard, member, route), served at `GET /actuator/prometheus` so
  * its Grafana dashboards and console card read our coordinator unchanged. Recorded from the
  * same events and requests as our own `rsc_*` metrics; the state and lag gauges are filled at
- * scrape time (see `reference-state.ts`). Stream/group labels go through a `LabelBudget`, so a
- * namespace with many groups cannot multiply series past the configured cap.
+ * scrape time (see `reference-state.ts`). Stream/group labels go through a `LabelBudget` whose
+ * slots come from the scrape-time snapshot of the groups that exist (`syncLabels`): a namespace
+ * with many groups cannot multiply series past the configured cap, requests naming made-up
+ * groups cannot take a slot, and a deleted group's slot and series go.
  */
 import type { CoordinatorEvent } from '../coordinator/context.js';
-import { HEARTBEAT_STATUSES } from '../core/model.js';
-import { LabelBudget, NONE_LABEL } from './label-budget.js';
+import type { GroupSnapshot } from '../coordinator-api.js';
+import { type GroupLabels, LabelBudget, NONE_LABEL } from './label-budget.js';
 import { MetricsRegistry } from './registry.js';
 import { Summary } from './summary.js';
 
@@ -203,10 +205,14 @@ export class ReferenceMetrics {
 
   /** Records one answered request. */
   observeRequest(method: string, status: number, seconds: number, info: RequestInfo): void {
+    // Looked up, never admitted: a request proves nothing about its group (a heartbeat to a
+    // made-up group is answered 200), so only the scrape-time snapshot gives slots.
     const g =
       info.streamPrefix === undefined
         ? { stream: NONE_LABEL, group: NONE_LABEL }
-        : this.requestLabels(info.streamPrefix, info.consumerGroup, status);
+        : info.consumerGroup === undefined
+          ? this.budget.streamOnly(info.streamPrefix)
+          : this.budget.lookup(info.streamPrefix, info.consumerGroup);
     const labels = {
       coordinator: this.coordinatorId,
       method: method.toUpperCase(),
@@ -219,21 +225,11 @@ export class ReferenceMetrics {
     this.apiDuration.observe(labels, seconds);
   }
 
-  /** A succeeded request proves its stream/group exists and may take a slot; a refused one may not. */
-  private requestLabels(stream: string, group: string | undefined, status: number) {
-    if (group === undefined) return this.budget.streamOnly(stream);
-    return status < 400 ? this.budget.admit(stream, group) : this.budget.lookup(stream, group);
-  }
-
   /** Records what the coordinator reports (its `onEvent` hook). */
   observeEvent(e: CoordinatorEvent): void {
     const coordinator = this.coordinatorId;
     if (e.type === 'heartbeat' && e.streamPrefix !== undefined && e.consumerGroup !== undefined) {
-      // An answered heartbeat proves the group exists; a refusal (an error code) may name any group.
-      const answered = (HEARTBEAT_STATUSES as readonly string[]).includes(e.status);
-      const g = answered
-        ? this.budget.admit(e.streamPrefix, e.consumerGroup)
-        : this.budget.lookup(e.streamPrefix, e.consumerGroup);
+      const g = this.budget.lookup(e.streamPrefix, e.consumerGroup);
       this.heartbeats.inc({ coordinator, ...g, status: e.status });
     } else if (e.type === 'sweep' && e.report !== null) {
       this.ticks.inc({ coordinator, changed: String(e.report.groupsChanged > 0) });
@@ -242,8 +238,30 @@ export class ReferenceMetrics {
     }
   }
 
+  /**
+   * Gives the label slots to the groups of `snaps` (the stored groups, read at scrape time):
+   * groups that hold one keep it, groups that no longer exist release theirs and their request
+   * and heartbeat series go with it, new groups take free slots in stream/group order.
+   */
+  syncLabels(snaps: readonly GroupSnapshot[]): void {
+    const pairs = snaps
+      .map((s) => ({ stream: s.stream.streamPrefix, group: s.group.consumerGroup }))
+      .sort((a, b) => compare(a.stream, b.stream) || compare(a.group, b.group));
+    const released = this.budget.sync(pairs);
+    if (released.length === 0) return;
+    const gone = new Set(released.map((r) => `${r.stream}\u0000${r.group}`));
+    const goneStreams = new Set(released.map((r) => r.stream).filter((s) => !this.budget.hasStream(s)));
+    const match = (l: GroupLabels) =>
+      gone.has(`${l.stream}\u0000${l.group}`) || (l.group === NONE_LABEL && goneStreams.has(l.stream));
+    this.apiRequests.drop(match);
+    this.apiDuration.drop(match);
+    this.heartbeats.drop(match);
+  }
+
   /** The text exposition. */
   render(): Promise<string> {
     return this.registry.render();
   }
 }
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

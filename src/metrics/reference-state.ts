@@ -1,6 +1,7 @@
 /**
  * Scrape-time filling of the reference gauges: group, member and shard series from the stored
- * metadata and the cached lag readings. Pairs past the label cap, members past
+ * metadata and the cached lag readings (label slots given by `ReferenceMetrics.syncLabels` from
+ * the same snapshot first). Pairs without a label slot, members past
  * `MEMBERS_PER_GROUP` and their shards are aggregated into `_other` series: counts and sizes
  * summed, ages and epochs as their maximum, ids left out (they do not aggregate).
  */
@@ -78,7 +79,7 @@ export function fillReferenceState(
         : 1,
   );
   for (const { stream, group } of sorted) {
-    const labels = { coordinator, ...m.budget.admit(stream.streamPrefix, group.consumerGroup) };
+    const labels = { coordinator, ...m.budget.lookup(stream.streamPrefix, group.consumerGroup) };
     const other = labels.stream === OTHER_LABEL;
     const members = Object.values(group.members);
     put(m.groupEpoch, labels, group.groupEpoch, 'max');

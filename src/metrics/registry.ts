@@ -65,6 +65,17 @@ export abstract class Metric<L extends string, S> {
     });
   }
 
+  /** Forgets the series whose label values `match` says to (e.g. those of a deleted group). */
+  drop(match: (labels: Readonly<Record<L, string>>) => boolean): void {
+    for (const [key, e] of this.series) {
+      const labels = Object.fromEntries(this.labelNames.map((n, i) => [n, e.values[i]!])) as Record<
+        L,
+        string
+      >;
+      if (match(labels)) this.series.delete(key);
+    }
+  }
+
   /** The series named by `labels`, without creating it. */
   protected peek(labels: Labels<L> | undefined): S | undefined {
     return this.series.get(this.values(labels).join('\u0000'))?.state;

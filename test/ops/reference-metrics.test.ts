@@ -130,6 +130,10 @@ describe('reference metrics > /actuator/prometheus', () => {
     const server = await start();
     const p = uniquePrefix('orders');
     await createStream(server, p, 3, ['audit']);
+    // Label slots come from the scrape-time snapshot of the stored groups, never from requests:
+    // the groups' requests and heartbeats carry their own labels from the first scrape after
+    // they were created on.
+    await scrape(server);
     await heartbeats(server, p, p, 'm1');
     await heartbeats(server, p, p, 'm2');
     await backlog(p, 0, p, 6, 2);
@@ -265,5 +269,72 @@ describe('reference metrics > cardinality cap', () => {
       sampleSum(m, 'redis_stream_coord_shard_lag', { stream: '_other', group: '_other' }),
     ).toBeGreaterThanOrEqual(4);
     expect(sampleSum(m, 'redis_stream_coord_metrics_labelled_groups')).toBe(2);
+  });
+});
+
+describe('reference metrics > label slots of groups that exist', () => {
+  /** Stream/group pairs with their own labels in a scrape (neither `_other` nor stream-wide `none`). */
+  const labelledPairs = (m: Exposition) =>
+    new Set(
+      m.samples
+        .filter((s) => s.name.startsWith('redis_stream_coord_') && s.labels.stream !== undefined)
+        .filter((s) => s.labels.stream !== '_other' && s.labels.group !== 'none')
+        .map((s) => `${s.labels.stream}/${s.labels.group}`),
+    );
+
+  it('gives heartbeats to made-up streams and groups no slot; a group created afterwards has its own series', async () => {
+    // Member authentication off: what an anonymous client can do (the default cap of 100 slots).
+    const server = await start({ COORDINATOR_AUTHENTICATE_MEMBER_API: 'false' });
+    const made = uniquePrefix('made');
+    for (let i = 0; i < 100; i++) {
+      const [p, g] = i % 2 === 0 ? [`${made}-${i}`, 'g'] : [made, `g${i}`];
+      const res = await call(
+        server,
+        'POST',
+        `/coord/v1/streams/${p}/groups/${g}/members/m/heartbeat`,
+        heartbeatBody('m', p, { epoch: 0, mv: 0 }),
+        null,
+      );
+      expect(res.status).toBe(200);
+      expect(res.json.status).toBe('UNKNOWN_MEMBER_ID');
+    }
+    let m = await scrape(server);
+    expect(sampleSum(m, 'redis_stream_coord_metrics_labelled_groups')).toBe(0);
+    expect(labelledPairs(m)).toEqual(new Set());
+
+    const p = uniquePrefix('real');
+    await createStream(server, p, 2);
+    m = await scrape(server);
+    expect(sampleSum(m, 'redis_stream_coord_metrics_labelled_groups')).toBe(1);
+    expect(sampleSum(m, 'redis_stream_coord_group_epoch', { stream: p, group: p })).toBeGreaterThan(0);
+    await heartbeats(server, p, p, 'm1');
+    m = await scrape(server);
+    expect(sampleSum(m, 'redis_stream_coord_heartbeat_total', { stream: p, group: p })).toBe(3);
+    expect(sampleSum(m, 'redis_stream_coord_members', { stream: p, group: p, state: 'active' })).toBe(1);
+    expect(labelledPairs(m)).toEqual(new Set([`${p}/${p}`]));
+    expect(m.samples.some((s) => (s.labels.stream ?? '').startsWith(made))).toBe(false);
+    // The made-up heartbeats are still counted, under `_other`.
+    expect(
+      sampleSum(m, 'redis_stream_coord_heartbeat_total', { stream: '_other', status: 'UNKNOWN_MEMBER_ID' }),
+    ).toBe(100);
+  });
+
+  it('releases the slot of a deleted stream, series and all, for the next group', async () => {
+    const server = await start({ COORDINATOR_METRICS_MAX_GROUPS: '1' });
+    const [a, b] = [uniquePrefix('gone'), uniquePrefix('next')];
+    await createStream(server, a, 1);
+    await scrape(server);
+    await heartbeats(server, a, a, 'm1', 1);
+    let m = await scrape(server);
+    expect(labelledPairs(m)).toEqual(new Set([`${a}/${a}`]));
+    expect(sampleSum(m, 'redis_stream_coord_heartbeat_total', { stream: a, group: a })).toBe(1);
+
+    const body = { requestedBy: 'test', reason: 'slot', force: true };
+    expect((await call(server, 'DELETE', `/coord/v1/streams/${a}`, body)).status).toBe(200);
+    await createStream(server, b, 1);
+    m = await scrape(server);
+    expect(labelledPairs(m)).toEqual(new Set([`${b}/${b}`]));
+    expect(m.samples.some((s) => s.labels.stream === a)).toBe(false);
+    expect(sampleSum(m, 'redis_stream_coord_metrics_labelled_groups')).toBe(1);
   });
 });
