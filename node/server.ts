@@ -101,6 +101,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     inspector,
     metrics,
     metricsPublic: publicMetrics,
+    prometheusPublic: config.prometheusPublic,
     // The socket's peer, never a forwarded header: behind a proxy every client shares its address.
     clientAddress: (c) => getConnInfo(c).remote.address ?? null,
   });

@@ -163,6 +163,11 @@ export const configSchema = z
     /** Node: serve `GET /metrics` without credentials (it needs READ otherwise). @default false */
     COORDINATOR_METRICS_PUBLIC: bool.default(false),
     /**
+     * Node: serve `GET /actuator/prometheus` without credentials (it needs READ otherwise). Its
+     * series name streams, groups and member ids, so COORDINATOR_METRICS_PUBLIC does not open it. @default false
+     */
+    COORDINATOR_PROMETHEUS_PUBLIC: bool.default(false),
+    /**
      * Node: stream/group pairs that get their own labels on `/actuator/prometheus`; series of
      * any further pair are summed under `stream="_other",group="_other"`. @default 100
      */
@@ -245,6 +250,8 @@ export interface CoordinatorConfig {
   allowEviction: boolean;
   /** COORDINATOR_METRICS_PUBLIC: `/metrics` answers without credentials. */
   metricsPublic: boolean;
+  /** COORDINATOR_PROMETHEUS_PUBLIC: `/actuator/prometheus` answers without credentials. */
+  prometheusPublic: boolean;
   /** COORDINATOR_METRICS_MAX_GROUPS: stream/group pairs labelled on `/actuator/prometheus`. */
   metricsMaxGroups: number;
   /** COORDINATOR_METRICS_LAG_REFRESH_MS: least time between two Redis reads of the lag gauges. */
@@ -308,6 +315,7 @@ export function parseConfig(env: Record<string, string | undefined>): Coordinato
     devRedis: c.COORDINATOR_DEV_REDIS,
     allowEviction: c.COORDINATOR_ALLOW_EVICTION,
     metricsPublic: c.COORDINATOR_METRICS_PUBLIC,
+    prometheusPublic: c.COORDINATOR_PROMETHEUS_PUBLIC,
     metricsMaxGroups: c.COORDINATOR_METRICS_MAX_GROUPS,
     metricsLagRefreshMs: c.COORDINATOR_METRICS_LAG_REFRESH_MS,
     metricsLagMaxShards: c.COORDINATOR_METRICS_LAG_MAX_SHARDS,

@@ -67,11 +67,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use(`${API_BASE}/*`, ...auth.middleware);
   // Operations that may answer COORDINATOR_TERMINATING refuse while the process drains.
   app.use(`${API_BASE}/*`, terminatingGuard(d.terminating));
-  // `/metrics` needs READ like the monitoring routes, unless the deployment serves it publicly.
-  if (d.metrics && !d.metricsPublic) {
-    app.use(METRICS_PATH, ...auth.middleware);
-    app.use(REFERENCE_METRICS_PATH, ...auth.middleware);
-  }
+  // `/metrics` and `/actuator/prometheus` need READ like the monitoring routes, unless the
+  // deployment serves them publicly: each has its own switch, since only the second names
+  // streams, groups and members (docs/security.md).
+  if (d.metrics && !d.metricsPublic) app.use(METRICS_PATH, ...auth.middleware);
+  if (d.metrics && !d.prometheusPublic) app.use(REFERENCE_METRICS_PATH, ...auth.middleware);
   app.route('/', auth.routes);
 
   app.route('/', adminRoutes(d));

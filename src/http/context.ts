@@ -35,6 +35,11 @@ export interface AppDeps {
   /** Serve `GET /metrics` without credentials (Node: COORDINATOR_METRICS_PUBLIC). @default false */
   metricsPublic?: boolean;
   /**
+   * Serve `GET /actuator/prometheus` without credentials (Node: COORDINATOR_PROMETHEUS_PUBLIC);
+   * its series name streams, groups and members, so `metricsPublic` does not open it. @default false
+   */
+  prometheusPublic?: boolean;
+  /**
    * Host values served in open mode: loopback names only, or any (the Worker, whose open mode is
    * public on purpose). Cross-origin mutations are refused in open mode either way. @default 'loopback'
    */
@@ -64,6 +69,7 @@ export function resolveDeps(deps: AppDeps): ResolvedDeps {
     inspector: deps.inspector ?? null,
     metrics: deps.metrics ?? null,
     metricsPublic: deps.metricsPublic ?? false,
+    prometheusPublic: deps.prometheusPublic ?? false,
     openModeHosts: deps.openModeHosts ?? 'loopback',
     clientAddress: deps.clientAddress ?? (() => null),
   };

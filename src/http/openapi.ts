@@ -34,6 +34,8 @@ export interface OpenApiOptions {
   served?: readonly RouteRef[];
   /** `/metrics` answers without credentials. @default false */
   metricsPublic?: boolean;
+  /** `/actuator/prometheus` answers without credentials. @default false */
+  prometheusPublic?: boolean;
 }
 
 /** An OpenAPI document as plain JSON. */
@@ -87,9 +89,13 @@ function pathParameter(name: string): Record<string, unknown> {
   return { name, in: 'path', required: true, description: PARAM_DESCRIPTIONS[name] ?? name, schema };
 }
 
-/** The role a route needs: `/coord/v1` follows its declared access; `/metrics` is READ unless public; the rest is open. */
-function roleOf(op: ApiRoute, metricsPublic: boolean): Role | null {
-  if (op.path === METRICS_PATH || op.path === REFERENCE_METRICS_PATH) return metricsPublic ? null : 'READ';
+/** Which scrape endpoints answer without credentials. */
+type PublicMetrics = Pick<OpenApiOptions, 'metricsPublic' | 'prometheusPublic'>;
+
+/** The role a route needs: `/coord/v1` follows its declared access; each scrape endpoint is READ unless public; the rest is open. */
+function roleOf(op: ApiRoute, open: PublicMetrics): Role | null {
+  if (op.path === METRICS_PATH) return open.metricsPublic ? null : 'READ';
+  if (op.path === REFERENCE_METRICS_PATH) return open.prometheusPublic ? null : 'READ';
   if (!op.path.startsWith('/coord/v1/')) return null;
   return roleOfAccess(op.access, true);
 }
@@ -141,8 +147,8 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, unknown> {
   return out;
 }
 
-function operationObject(op: ApiRoute, metricsPublic: boolean): Record<string, unknown> {
-  const role = roleOf(op, metricsPublic);
+function operationObject(op: ApiRoute, open: PublicMetrics): Record<string, unknown> {
+  const role = roleOf(op, open);
   // The heartbeat is anonymous while member-API authentication is off.
   const memberRoute = op.access === 'MEMBER_API';
   // Captured from a real run (scripts/capture-api-examples.ts): what the try-it forms start from.
@@ -229,7 +235,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions): OpenApiDocument {
   for (const op of ops) {
     const p = toOpenApiPath(honoPath(op.path));
     paths[p] ??= {};
-    paths[p][op.method] = operationObject(op, opts.metricsPublic ?? false);
+    paths[p][op.method] = operationObject(op, opts);
   }
   const usedTags = new Set(ops.map((o) => o.tag));
   return {

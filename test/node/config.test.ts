@@ -106,6 +106,16 @@ describe('node adapter > configuration from env', () => {
     );
   });
 
+  it('serves /actuator/prometheus behind READ unless its own COORDINATOR_PROMETHEUS_PUBLIC says otherwise', () => {
+    expect(parseConfig({}).prometheusPublic).toBe(false);
+    expect(parseConfig({ COORDINATOR_METRICS_PUBLIC: 'true' }).prometheusPublic).toBe(false);
+    expect(parseConfig({ COORDINATOR_PROMETHEUS_PUBLIC: 'true' }).prometheusPublic).toBe(true);
+    expect(parseConfig({ COORDINATOR_PROMETHEUS_PUBLIC: 'true' }).metricsPublic).toBe(false);
+    expect(configError({ COORDINATOR_PROMETHEUS_PUBLIC: 'maybe' }).message).toContain(
+      'COORDINATOR_PROMETHEUS_PUBLIC',
+    );
+  });
+
   it('refuses an unknown LOG_LEVEL and accepts the four known ones', () => {
     expect(configError({ LOG_LEVEL: 'verbose' }).message).toContain('LOG_LEVEL');
     for (const level of ['debug', 'info', 'warn', 'error'] as const) {

@@ -128,6 +128,12 @@ describe('openapi > document', () => {
     expect(
       (publicMetrics.paths as Record<string, Record<string, JsonObject>>)['/metrics']!.get!.security,
     ).toEqual([]);
+    // The reference-named endpoint names streams, groups and members: public only by its own switch.
+    expect(
+      (publicMetrics.paths as Record<string, Record<string, JsonObject>>)['/actuator/prometheus']!.get![
+        'x-required-role'
+      ],
+    ).toBe('READ');
   });
 });
 

@@ -177,11 +177,17 @@ describe('reference metrics > /actuator/prometheus', () => {
       expect(text).not.toContain(secret.split(':')[1] ?? secret);
   });
 
-  it('needs READ like /metrics, unless COORDINATOR_METRICS_PUBLIC', async () => {
+  it('needs READ unless COORDINATOR_PROMETHEUS_PUBLIC; COORDINATOR_METRICS_PUBLIC opens only /metrics', async () => {
     const server = await start();
     expect((await call(server, 'GET', '/actuator/prometheus', undefined, null)).status).toBe(401);
-    const open = await start({ COORDINATOR_METRICS_PUBLIC: 'true' });
+    // The old switch alone must not publish stream, group and member names anonymously.
+    const metricsOnly = await start({ COORDINATOR_METRICS_PUBLIC: 'true' });
+    expect((await call(metricsOnly, 'GET', '/actuator/prometheus', undefined, null)).status).toBe(401);
+    expect((await call(metricsOnly, 'GET', '/metrics', undefined, null)).status).toBe(200);
+    expect((await call(metricsOnly, 'GET', '/actuator/prometheus', undefined, READER)).status).toBe(200);
+    const open = await start({ COORDINATOR_PROMETHEUS_PUBLIC: 'true' });
     expect((await call(open, 'GET', '/actuator/prometheus', undefined, null)).status).toBe(200);
+    expect((await call(open, 'GET', '/metrics', undefined, null)).status).toBe(401);
   });
 });
 

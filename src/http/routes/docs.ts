@@ -45,6 +45,7 @@ export function docsRoutes(deps: ResolvedDeps, served: () => readonly RouteRef[]
       version: deps.version,
       served: served(),
       metricsPublic: deps.metricsPublic,
+      prometheusPublic: deps.prometheusPublic,
     });
     return c.json(doc, 200, { 'cache-control': 'no-cache' });
   });
