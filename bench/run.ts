@@ -5,11 +5,14 @@
  * Options (env): BENCH_SIZES (members per group; default "100,1000" for the heartbeat cost bench and
  * "10,100,1000,5000" for the real-time scale bench, where sizes of 3,000 and more run on two
  * coordinator instances), BENCH_TRIALS (default 3), BENCH_ONLY (comma-separated subset of
- * scale,heartbeat,heartbeat-batch,producer,consumer,login; default all).
+ * scale,fleet,heartbeat,heartbeat-batch,producer,consumer,login; default all), BENCH_STREAMS and
+ * BENCH_FLEET_INSTANCES (the fleet bench: streams per row, default "10,10000"; instances,
+ * default "1,3").
  */
 
 import { startStandalone } from '../test/support/redis-server.js';
 import { benchConsumer } from './consumer.js';
+import { benchFleet, type FleetRow } from './fleet.js';
 import { benchHeartbeats, type HeartbeatBenchRow } from './heartbeat.js';
 import { benchHeartbeatBatch } from './heartbeat-batch.js';
 import { benchLoginStorm } from './login-storm.js';
@@ -117,6 +120,28 @@ function scaleTable(rows: ScaleRow[]): string {
   ].join('\n');
 }
 
+function fleetTable(rows: FleetRow[]): string {
+  return [
+    '### Background work at fleet scale (coordinator processes as `npm start`, one group per stream, no members but one silent one, 6 s lease, 1 s sweep interval)',
+    table(
+      [
+        'streams (instances)',
+        'idle Redis cmds/s per instance',
+        'idle CPU % per instance',
+        'silent member expired after lease +',
+        'GET /monitoring/groups',
+      ],
+      rows.map((r) => [
+        `${r.streams} (${r.instances})`,
+        r.idleCommandsPerSec.toFixed(1),
+        r.idleCpuPercent.toFixed(1),
+        r.expiryLagMs === null ? 'not within 30 s' : `${(r.expiryLagMs / 1000).toFixed(2)} s`,
+        `${r.listGroupsMs.toFixed(0)} ms`,
+      ]),
+    ),
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
   const sizesEnv = process.env.BENCH_SIZES;
   const scaleSizes = (sizesEnv ?? '10,100,1000,5000').split(',').map(Number);
@@ -135,6 +160,18 @@ async function main(): Promise<void> {
       await redis.stop();
     }
     console.log(scaleTable(rows));
+  }
+  if (only('fleet')) {
+    const counts = (process.env.BENCH_STREAMS ?? '10,10000').split(',').map(Number);
+    const instances = (process.env.BENCH_FLEET_INSTANCES ?? '1,3').split(',').map(Number);
+    const redis = await startStandalone();
+    const rows: FleetRow[] = [];
+    try {
+      for (const n of counts) rows.push(...(await benchFleet(redis.url, n, instances)));
+    } finally {
+      await redis.stop();
+    }
+    console.log(`\n${fleetTable(rows)}`);
   }
   const sizes = (sizesEnv ?? '100,1000').split(',').map(Number);
   const trials = Number(process.env.BENCH_TRIALS ?? 3);

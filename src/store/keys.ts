@@ -148,7 +148,7 @@ export function shardKey(prefix: string, i: number): string {
 
 /** Keys of the namespace's due index (`store/scripts/due-index.ts`), in one slot of their own. */
 export interface DueIndexKeys {
-  /** ZSET stream prefix → earliest time it may have work due; `''` at +inf marks it complete. */
+  /** ZSET stream prefix → earliest time it may have work due; `''` at -inf marks it complete. */
   at: string;
   /** HASH stream prefix → until when a sweep has claimed it. */
   claims: string;

@@ -16,9 +16,9 @@ import { SCRIPTS } from './script-index.js';
 // Changing a script changes its SHA: update the pin here and in the script module together.
 const PINNED: Record<string, string> = {
   'due-mark': 'dc31e67275d4ec7dbee630b9f1cbf035d033f830',
-  'due-claim': '80aa73809b46f62bf130596f72cb8ab0b17258a1',
+  'due-claim': 'bac94813ce46fd4b84cafac38fb8cd8f7324057a',
   'due-settle': '576ae68541e38b2433f9cd45441751a82e5b0d05',
-  'due-seed': '606605bfaf16cc9ad031b417986df0eed2f3f43e',
+  'due-seed': 'f3a3b63e14498b52755240e5c5078e961d4b38dc',
   'acquire-lock': 'c24f1396eb0c4975f3ed488c01990ca2dd96dfa5',
   'release-lock': 'c89cee65b7ab260d98c281f3c3eb6fa7c992cdd2',
   'renew-lock': '1a22347112065789d764e3ed6c9b5a99d9767d0a',

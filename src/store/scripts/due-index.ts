@@ -3,7 +3,8 @@
  * time-driven work due, and when. Three keys in one slot (`dueIndexKeys`):
  *
  * - `at`, a sorted set stream prefix → the earliest time it may have work due, plus the sentinel
- *   member `''` at +inf that says the index is complete (seeded from the streams index once);
+ *   member `''` at -inf that says the index is complete (seeded from the streams index once): a
+ *   claim's one range read then also tells a complete index from a lost one;
  * - `claims`, a hash prefix → until when a sweep has claimed it (the claim moved its score there);
  * - `late`, a hash prefix → the earliest due time a commit recorded while the stream was claimed.
  *
@@ -43,17 +44,22 @@ redis.call('ZADD', KEYS[1], ARGV[2], p)
 return 1
 `;
 
-const claimLua = `if not redis.call('ZSCORE', KEYS[1], '') then
+const claimLua = `local max = tonumber(ARGV[3])
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, max + 1)
+if due[1] ~= '' then
   return { -1 }
 end
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
 local out = {}
-for _, p in ipairs(due) do
-  redis.call('ZADD', KEYS[1], ARGV[2], p)
-  redis.call('HSET', KEYS[2], p, ARGV[2])
-  out[#out + 1] = p
+for i = 2, #due do
+  redis.call('ZADD', KEYS[1], ARGV[2], due[i])
+  redis.call('HSET', KEYS[2], due[i], ARGV[2])
+  out[#out + 1] = due[i]
 end
-return { 1, out, redis.call('ZCOUNT', KEYS[1], '-inf', ARGV[1]) }
+local backlog = 0
+if #out >= max then
+  backlog = redis.call('ZCOUNT', KEYS[1], '-inf', ARGV[1]) - 1
+end
+return { 1, out, backlog }
 `;
 
 const settleLua = `local p = ARGV[1]
@@ -91,7 +97,7 @@ const seedLua = `for i = 3, #ARGV do
   end
 end
 if ARGV[2] == '1' then
-  redis.call('ZADD', KEYS[1], 'inf', '')
+  redis.call('ZADD', KEYS[1], '-inf', '')
 end
 return 1
 `;
@@ -107,7 +113,7 @@ export const DUE_MARK: LuaScript = {
 export const DUE_CLAIM: LuaScript = {
   name: 'due-claim',
   lua: claimLua,
-  sha1: '80aa73809b46f62bf130596f72cb8ab0b17258a1',
+  sha1: 'bac94813ce46fd4b84cafac38fb8cd8f7324057a',
 };
 
 /** Ends a visit: the stream's next due time, or none. */
@@ -121,5 +127,5 @@ export const DUE_SETTLE: LuaScript = {
 export const DUE_SEED: LuaScript = {
   name: 'due-seed',
   lua: seedLua,
-  sha1: '606605bfaf16cc9ad031b417986df0eed2f3f43e',
+  sha1: 'f3a3b63e14498b52755240e5c5078e961d4b38dc',
 };
