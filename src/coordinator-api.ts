@@ -16,9 +16,19 @@ export interface GroupSnapshot {
   group: GroupDoc;
 }
 
-/** Fields common to admin mutations (audit only). */
-export interface AdminRequestMeta {
+/** Who asked for an admin mutation (audit only). */
+interface Audited {
+  /** Free text from the client's body: whoever the client says it acts for. */
   requestedBy: string;
+  /**
+   * Who the request authenticated as (username or token subject), set by the HTTP layer from the
+   * credentials it checked, never from the body; null without authentication (open mode). @default null
+   */
+  principal?: string | null;
+}
+
+/** Fields common to admin mutations (audit only). */
+export interface AdminRequestMeta extends Audited {
   reason: string | null;
 }
 
@@ -63,17 +73,15 @@ export interface StreamDeletion {
 }
 
 /** Body of `POST /streams/{p}/scale` and `POST /streams/{p}/groups/{g}/scale`. */
-export interface ScaleInput {
+export interface ScaleInput extends Audited {
   targetShardCount: number;
-  requestedBy: string;
   reason: string;
   /** Accepted and ignored, as by the reference (docs/protocol.md#scale-requests). */
   deprecatedAfter: string | null;
 }
 
 /** Body of `POST …/migrations/{id}/rollback`. */
-export interface RollbackInput {
-  requestedBy: string;
+export interface RollbackInput extends Audited {
   reason: string;
 }
 

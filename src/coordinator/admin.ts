@@ -365,7 +365,10 @@ export async function inBatches(jobs: Array<() => Promise<unknown>>, size: numbe
   }
 }
 
-/** The audit log line of an admin mutation. */
+/**
+ * The audit log line of an admin mutation: the authenticated principal next to the client's own
+ * `requestedBy` (docs/security.md#audit-lines).
+ */
 export function audit(
   ctx: Ctx,
   msg: string,
@@ -377,6 +380,7 @@ export function audit(
   ctx.log('info', msg, {
     streamPrefix: prefix,
     consumerGroup: group,
+    principal: meta.principal ?? null,
     requestedBy: meta.requestedBy,
     reason: meta.reason,
     ...extra,

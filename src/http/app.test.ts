@@ -89,7 +89,10 @@ describe('http > admin routes', () => {
     expect(fake.calls).toEqual([
       {
         method: 'createStream',
-        args: ['orders', { initialShardCount: 4, consumerGroup: null, requestedBy: 'ops', reason: null }],
+        args: [
+          'orders',
+          { initialShardCount: 4, consumerGroup: null, requestedBy: 'ops', principal: null, reason: null },
+        ],
       },
     ]);
   });
@@ -103,6 +106,7 @@ describe('http > admin routes', () => {
       initialShardCount: null,
       consumerGroup: 'billing',
       requestedBy: 'ops',
+      principal: null,
       reason: null,
     });
   });
@@ -119,7 +123,11 @@ describe('http > admin routes', () => {
     expect(r.json.consumerGroup).toBe('billing');
     expect(fake.calls[0]).toEqual({
       method: 'createGroup',
-      args: ['orders', 'billing', { initialShardCount: null, requestedBy: 'ops', reason: 'new consumer' }],
+      args: [
+        'orders',
+        'billing',
+        { initialShardCount: null, requestedBy: 'ops', principal: null, reason: 'new consumer' },
+      ],
     });
   });
 
@@ -178,7 +186,7 @@ describe('http > admin routes', () => {
     expect(r.json.groupEpoch).toBe(7);
     expect(fake.calls[0]).toEqual({
       method: 'deleteGroup',
-      args: ['orders', 'orders', { requestedBy: 'ops', reason: 'retired', force: false }],
+      args: ['orders', 'orders', { requestedBy: 'ops', principal: null, reason: 'retired', force: false }],
     });
     await send('DELETE', `${BASE}/streams/orders/groups/orders`, {
       requestedBy: 'ops',

@@ -84,3 +84,12 @@ export interface AppEnv {
     principal: Principal | null;
   };
 }
+
+/**
+ * The name of who the request authenticated as, for audit lines: the Basic username or the
+ * bearer token's subject; null when the coordinator runs without credentials (open mode). Never
+ * anything from the credentials themselves.
+ */
+export function principalName(c: Context<AppEnv>): string | null {
+  return c.get('principal')?.username ?? null;
+}

@@ -595,7 +595,12 @@ describe('http > validation: every malformed input is a 400 INVALID_REQUEST', ()
       body: JSON.stringify({ requestedBy: 'ops', consumerGroup: 'ignored', extra: { deep: true } }),
     });
     expect(res.status).toBe(201);
-    expect(fake.calls[0]!.args[2]).toEqual({ initialShardCount: null, requestedBy: 'ops', reason: null });
+    expect(fake.calls[0]!.args[2]).toEqual({
+      initialShardCount: null,
+      requestedBy: 'ops',
+      principal: null,
+      reason: null,
+    });
   });
 });
 

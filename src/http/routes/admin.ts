@@ -5,7 +5,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { ADMIN_ERRORS, apiRoute, apiRouter, groupParams, READ_ERRORS, validBody } from '../api-route.js';
-import type { AppEnv, ResolvedDeps } from '../context.js';
+import { type AppEnv, principalName, type ResolvedDeps } from '../context.js';
 import { invalidRequest } from '../errors.js';
 import { streamPrefixSchema } from '../schemas.js';
 import { groupView, streamCreateView } from '../views.js';
@@ -145,6 +145,7 @@ export function adminRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
       initialShardCount: body.initialShardCount ?? null,
       consumerGroup: body.consumerGroup ?? null,
       requestedBy: body.requestedBy,
+      principal: principalName(c),
       reason: body.reason ?? null,
     });
     return c.json(streamCreateView(snapshot), 201);
@@ -157,6 +158,7 @@ export function adminRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
     const snapshot = await coordinator.createGroup(streamPrefix, consumerGroup, {
       initialShardCount: body.initialShardCount ?? null,
       requestedBy: body.requestedBy,
+      principal: principalName(c),
       reason: body.reason ?? null,
     });
     return c.json(groupView(snapshot), 201);
@@ -172,6 +174,7 @@ export function adminRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
     const body = await validBody(c, r.deleteGroup, config.maxBodyBytes);
     const snapshot = await coordinator.deleteGroup(streamPrefix, consumerGroup, {
       requestedBy: body.requestedBy,
+      principal: principalName(c),
       reason: body.reason,
       force: body.force ?? false,
     });
@@ -184,6 +187,7 @@ export function adminRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
     const snapshot = await coordinator.repairGroup(streamPrefix, consumerGroup, {
       mode: body.mode,
       requestedBy: body.requestedBy,
+      principal: principalName(c),
       reason: body.reason ?? null,
     });
     return c.json(groupView(snapshot), 200);
@@ -194,6 +198,7 @@ export function adminRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
     const body = await validBody(c, r.deleteStream, config.maxBodyBytes);
     const deleted = await coordinator.deleteStream(streamPrefix, {
       requestedBy: body.requestedBy,
+      principal: principalName(c),
       reason: body.reason,
       force: body.force ?? false,
     });

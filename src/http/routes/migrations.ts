@@ -5,7 +5,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { ADMIN_ERRORS, apiRoute, apiRouter, groupParams, READ_ERRORS, validBody } from '../api-route.js';
-import type { AppEnv, ResolvedDeps } from '../context.js';
+import { type AppEnv, principalName, type ResolvedDeps } from '../context.js';
 import { reshardingIdSchema } from '../schemas.js';
 import { migrationsView, migrationView } from '../views.js';
 
@@ -74,6 +74,7 @@ export function migrationRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
     const body = await validBody(c, r.rollback, config.maxBodyBytes);
     const migration = await coordinator.rollbackMigration(p.streamPrefix, p.consumerGroup, p.reshardingId, {
       requestedBy: body.requestedBy,
+      principal: principalName(c),
       reason: body.reason,
     });
     return c.json(migrationView(migration), 202);

@@ -6,7 +6,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { ScaleInput } from '../../coordinator-api.js';
 import { ADMIN_ERRORS, apiRoute, apiRouter, groupParams, validBody } from '../api-route.js';
-import type { AppEnv, ResolvedDeps } from '../context.js';
+import { type AppEnv, principalName, type ResolvedDeps } from '../context.js';
 import { invalidRequest } from '../errors.js';
 import { type ScaleBody, streamPrefixSchema } from '../schemas.js';
 import { migrationView, streamScaleView } from '../views.js';
@@ -56,13 +56,14 @@ export const SCALE_ROUTES = {
 };
 
 /** The validated body as the coordinator takes it; a target above the configured maximum is a 400. */
-function scaleInput(body: ScaleBody, maxShardCount: number): ScaleInput {
+function scaleInput(body: ScaleBody, maxShardCount: number, principal: string | null): ScaleInput {
   if (body.targetShardCount > maxShardCount) {
     throw invalidRequest([`targetShardCount: must be at most ${maxShardCount}`]);
   }
   return {
     targetShardCount: body.targetShardCount,
     requestedBy: body.requestedBy,
+    principal,
     reason: body.reason,
     deprecatedAfter: body.deprecatedAfter ?? null,
   };
@@ -77,7 +78,7 @@ export function scaleRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
   app.openapi(r.scaleStream.route, async (c) => {
     const { streamPrefix } = c.req.valid('param');
     const body = await validBody(c, r.scaleStream, config.maxBodyBytes);
-    const input = scaleInput(body, config.maxShardCount);
+    const input = scaleInput(body, config.maxShardCount, principalName(c));
     const result = await coordinator.scaleStream(streamPrefix, input);
     return c.json(streamScaleView(result, input.targetShardCount), 202);
   });
@@ -88,7 +89,7 @@ export function scaleRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
     const result = await coordinator.scaleGroup(
       streamPrefix,
       consumerGroup,
-      scaleInput(body, config.maxShardCount),
+      scaleInput(body, config.maxShardCount, principalName(c)),
     );
     return c.json(migrationView(result.migration), 202);
   });
