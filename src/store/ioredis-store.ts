@@ -136,6 +136,7 @@ const COMMAND_TIMED_OUT = 'Command timed out';
 export class IoredisStore extends ScriptStore implements Store, Required<ShardOps> {
   private readonly client: Redis | Cluster;
   protected readonly ns: string;
+  protected readonly oneSlot: boolean;
   private readonly ownsClient: boolean;
   private readonly pingTimeoutMs: number;
   private readonly onRequest: () => void;
@@ -146,6 +147,7 @@ export class IoredisStore extends ScriptStore implements Store, Required<ShardOp
     super();
     this.client = client;
     this.ns = options.namespace;
+    this.oneSlot = !(client instanceof Cluster);
     this.ownsClient = options.ownsClient ?? false;
     this.pingTimeoutMs = options.pingTimeoutMs ?? 1000;
     this.onRequest = options.onRequest ?? (() => undefined);

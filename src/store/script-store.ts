@@ -179,9 +179,23 @@ export abstract class ScriptStore {
     return decodeProbe(prefix, reply);
   }
 
-  /** One checked, atomic commit, after the due index knows of the time-driven work it creates. */
+  /**
+   * True when one script may touch keys of any slot (standalone Redis, Upstash): the commit then
+   * marks the due index itself. On a Cluster the due index has a slot of its own.
+   */
+  protected abstract readonly oneSlot: boolean;
+
+  /**
+   * One checked, atomic commit, and the due index knows of the time-driven work it creates: in
+   * the same script where every key shares one slot, else by a mark sent first (early is
+   * harmless, late would lose work).
+   */
   async commit(plan: StreamPlan): Promise<CommitOutcome> {
     const due = planDueAt(plan);
+    if (due !== null && this.oneSlot) {
+      const reply = await this.script(COMMIT, encodeCommit(this.ns, plan, { at: due }));
+      return decodeCommitReply(reply, plan);
+    }
     if (due !== null) {
       const k = dueIndexKeys(this.ns);
       await this.script(DUE_MARK, {

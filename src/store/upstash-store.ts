@@ -77,6 +77,8 @@ export interface UpstashStoreOptions {
 export class UpstashStore extends ScriptStore implements Store, Required<ShardOps> {
   private readonly client: UpstashCommands;
   protected readonly ns: string;
+  /** Upstash runs a script over keys of any slot (it is not a Cluster). */
+  protected readonly oneSlot = true;
   private readonly onRequest: () => void;
   private readonly pingTimeoutMs: number;
   private readonly scripts: ScriptRunner;

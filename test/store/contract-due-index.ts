@@ -9,15 +9,22 @@ import type { Store } from '../../src/store/store.js';
 import { uniquePrefix } from '../support/redis.js';
 import { T0 } from '../support/store-fixtures.js';
 import type { ContractTarget } from './contract.js';
+import { contractKit } from './contract-kit.js';
 
 /** Declares the due-index cases on the target `get` returns. */
 export function defineDueIndexContract(get: () => ContractTarget): void {
-  const fresh = (): Store => get().storeIn(uniquePrefix('due-ns'));
+  let current: Store;
+  const fresh = (): Store => {
+    current = get().storeIn(uniquePrefix('due-ns'));
+    return current;
+  };
   const seeded = async (): Promise<Store> => {
     const store = fresh();
     await store.seedDue([], T0);
     return store;
   };
+  // Streams and commits in the namespace of the case's own store.
+  const { create, commit } = contractKit(() => ({ ...get(), store: current }));
 
   describe('due index', () => {
     it('is not complete until seeded, and then lists every seeded stream as due once', async () => {
@@ -31,16 +38,23 @@ export function defineDueIndexContract(get: () => ContractTarget): void {
       expect((await store.claimDue(T0 + 60_000, T0 + 120_000, 10))?.prefixes).toEqual(['a', 'b', 'c']);
     });
 
-    it('lists a stream at the earliest time-driven work a commit creates, before the commit applies', async () => {
+    it('lists a stream at the earliest time-driven work a commit creates', async () => {
       const store = await seeded();
       const p = uniquePrefix('due');
-      // A plan whose checks fail still lists the stream first: early is harmless, late is not.
-      await store.commit({
-        prefix: p,
-        groups: [{ name: 'g', ops: [{ k: 'group-exists' }, { k: 'lease', member: 'm', at: T0 + 500 }] }],
-      });
+      const rev = await create(p);
+      // Creating a stream with an idle group creates no time-driven work.
+      expect(await store.claimDue(T0 + 60_000, T0 + 120_000, 10)).toEqual({ prefixes: [], backlog: 0 });
+      expect((await commit(p, rev, [{ k: 'lease', member: 'm', at: T0 + 500 }])).ok).toBe(true);
       expect(await store.claimDue(T0 + 499, T0 + 60_000, 10)).toEqual({ prefixes: [], backlog: 0 });
       expect((await store.claimDue(T0 + 500, T0 + 60_000, 10))?.prefixes).toEqual([p]);
+    });
+
+    it('a renewed lease marks nothing: the index covers it already', async () => {
+      const store = await seeded();
+      const p = uniquePrefix('due');
+      const rev = await create(p);
+      await commit(p, rev, [{ k: 'lease', member: 'm', at: T0 + 900, renewal: true }]);
+      expect(await store.claimDue(T0 + 60_000, T0 + 120_000, 10)).toEqual({ prefixes: [], backlog: 0 });
     });
 
     it('settles a claim with the next due time, or drops the stream when nothing is due', async () => {
@@ -55,20 +69,15 @@ export function defineDueIndexContract(get: () => ContractTarget): void {
 
     it('keeps a due time a commit recorded during the claim, whatever the visit read', async () => {
       const store = await seeded();
-      await store.seedDue(['s'], T0);
+      const p = uniquePrefix('due');
+      const rev = await create(p);
+      await store.seedDue([p], T0);
       await store.claimDue(T0, T0 + 60_000, 10);
       // The visit read nothing due; meanwhile a commit created work due at T0 + 2 s.
-      await store.commit({
-        prefix: 's',
-        groups: [
-          {
-            name: 'g',
-            ops: [{ k: 'group-exists' }, { k: 'deadline', member: 'm', at: T0 + 2_000, ifAbsent: true }],
-          },
-        ],
-      });
-      await store.settleDue('s', T0 + 60_000, null);
-      expect((await store.claimDue(T0 + 2_000, T0 + 60_000, 10))?.prefixes).toEqual(['s']);
+      const deadline = { k: 'deadline', member: 'm', at: T0 + 2_000, ifAbsent: true } as const;
+      expect((await commit(p, rev, [deadline])).ok).toBe(true);
+      await store.settleDue(p, T0 + 60_000, null);
+      expect((await store.claimDue(T0 + 2_000, T0 + 60_000, 10))?.prefixes).toEqual([p]);
     });
 
     it('a lapsed claim settled late does not undo the claim another sweep took since', async () => {

@@ -15,14 +15,14 @@ import { SCRIPTS } from './script-index.js';
 
 // Changing a script changes its SHA: update the pin here and in the script module together.
 const PINNED: Record<string, string> = {
-  'due-mark': 'dc31e67275d4ec7dbee630b9f1cbf035d033f830',
+  'due-mark': 'e1345de46096029a0f3f8ef1e1b876f42ec175d2',
   'due-claim': 'bac94813ce46fd4b84cafac38fb8cd8f7324057a',
   'due-settle': '576ae68541e38b2433f9cd45441751a82e5b0d05',
   'due-seed': 'f3a3b63e14498b52755240e5c5078e961d4b38dc',
   'acquire-lock': 'c24f1396eb0c4975f3ed488c01990ca2dd96dfa5',
   'release-lock': 'c89cee65b7ab260d98c281f3c3eb6fa7c992cdd2',
   'renew-lock': '1a22347112065789d764e3ed6c9b5a99d9767d0a',
-  commit: 'a19384b9c28307602fc8bac0b331c570d38393f0',
+  commit: '9bfc062a53654cd4ecd6d2c47402fe53f40c4bbc',
   load: 'e4ba2a12b0dbb8da2980825bae1570901e7c3b24',
   'member-read': '1983c8775166dadc9ac027176e01e3f86c266fbf',
   'assignment-read': '70f73598d2e5fe8174020bde79afe89240ec397c',

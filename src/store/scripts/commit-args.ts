@@ -5,7 +5,7 @@
 import type { DerivedIndex, Fingerprint, PlanOp } from '../../core/commit-plan.js';
 import { CoordinatorError } from '../../core/errors.js';
 import { groupDamaged } from '../damage.js';
-import { encodedGroup, groupKeyList, groupKeys, streamKeys } from '../keys.js';
+import { dueIndexKeys, encodedGroup, groupKeyList, groupKeys, streamKeys } from '../keys.js';
 import { encodeMember, encodeOwner, encodeRound, encodeStreamHead } from '../records.js';
 import { encodeShards } from '../shard-ranges.js';
 import type { CommitOutcome, HeaderValues, StreamPlan } from '../store.js';
@@ -180,8 +180,11 @@ function encodeOp(op: PlanOp, g: number): string[] {
  */
 const COMMIT_TOKEN_TTL_MS = 60_000;
 
-/** Builds the commit script call for `plan` in namespace `ns`. */
-export function encodeCommit(ns: string, plan: StreamPlan): ScriptCall {
+/**
+ * Builds the commit script call for `plan` in namespace `ns`; with `due`, the commit also lowers
+ * the stream's time in the due index (only where every key shares one slot).
+ */
+export function encodeCommit(ns: string, plan: StreamPlan, due?: { at: number }): ScriptCall {
   const sk = streamKeys(ns, plan.prefix);
   const keys = [sk.stream, sk.lock, sk.commit];
   for (const g of plan.groups) keys.push(...groupKeyList(groupKeys(ns, plan.prefix, g.name)));
@@ -211,6 +214,11 @@ export function encodeCommit(ns: string, plan: StreamPlan): ScriptCall {
     args.push('sd', '0', JSON.stringify(plan.stream.doc), encodeStreamHead(plan.stream.head));
   if (plan.passAt !== undefined) args.push('sp', '0', ms(plan.passAt));
   if (plan.token !== undefined) args.push('ct', '0', plan.token, String(COMMIT_TOKEN_TTL_MS));
+  if (due) {
+    const d = dueIndexKeys(ns);
+    keys.push(d.at, d.claims, d.late);
+    args.push('dm', '0', plan.prefix, ms(due.at));
+  }
   return { keys, args };
 }
 

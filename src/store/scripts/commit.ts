@@ -32,18 +32,21 @@
  * ls member lease (GT) · lr member · vs member at progress ('' keeps the stored progress) ·
  * ds/dn member at (NX) · dr member · zs member at · zr member · as member · ax · fs member value ·
  * kr token ms (the assignment lock, if still the token's: released for 0, else kept for ms) ·
- * kc token ge ms (the same, released only if the group epoch is still ge, else kept for ms).
+ * kc token ge ms (the same, released only if the group epoch is still ge, else kept for ms) ·
+ * dm prefix at (lowers the stream's time in the due index, whose three keys then follow the
+ * groups' in KEYS: only where every key shares one slot, see `due-index.ts`).
  *
  * Returns {1, streamRev, ge1, ae1, mv1, ge2, …} (each group's header after the writes; 2 instead
  * of 1 for a plan already applied), {0, index} naming the first check that failed, or {-1, index}
  * when the mutex is not the plan's (nothing written).
  */
+import { MARK_DUE_LUA } from './due-index.js';
 import { INTEGRITY_LUA } from './group-keys-lua.js';
 import type { LuaScript } from './lua-script.js';
 
-const lua = `${INTEGRITY_LUA}local arity = { lk = 1, ct = 2, sx = 0, sr = 1, ge = 0, gn = 0, rr = 2, ti = 2, te = 2, di = 2, si = 2, oi = 2, om = 2, la = 2, lb = 2, ri = 1, ki = 1,
+const lua = `${INTEGRITY_LUA}${MARK_DUE_LUA}local arity = { lk = 1, ct = 2, sx = 0, sr = 1, ge = 0, gn = 0, rr = 2, ti = 2, te = 2, di = 2, si = 2, oi = 2, om = 2, la = 2, lb = 2, ri = 1, ki = 1,
   sd = 2, sX = 0, sp = 1, gc = 4, gX = 0, hi = 2, hs = 2, hn = 2, hd = 1, ae = 2, ms = 2, mj = 3, md = 1, ss = 2, ts = 2, td = 1,
-  os = 2, ['or'] = 2, kr = 2, kc = 3, ls = 2, lr = 1, vs = 3, ds = 2, dn = 2, dr = 1, zs = 2, zr = 1, as = 1, ax = 0, fs = 2, kD = 1, mc = 1 }
+  os = 2, ['or'] = 2, kr = 2, kc = 3, ls = 2, lr = 1, vs = 3, ds = 2, dn = 2, dr = 1, zs = 2, zr = 1, as = 1, ax = 0, fs = 2, kD = 1, mc = 1, dm = 2 }
 local check = { lk = true, sx = true, sr = true, ge = true, gn = true, rr = true, ti = true, te = true, di = true, si = true, oi = true, om = true,
   la = true, lb = true, ri = true, ki = true, mc = true }
 local groups = tonumber(ARGV[1])
@@ -280,6 +283,9 @@ for _, op in ipairs(ops) do
     redis.call('DEL', K(g, 11))
   elseif c == 'kD' then
     redis.call('DEL', K(g, tonumber(op[1])))
+  elseif c == 'dm' then
+    local d = 3 + groups * 12
+    markDue(KEYS[d + 1], KEYS[d + 2], KEYS[d + 3], op[1], op[2])
   elseif c == 'fs' then
     redis.call('HSET', K(g, 8), op[1], op[2])
   elseif c == 'kc' then
@@ -330,4 +336,4 @@ return reply(1)
 `;
 
 /** Checks, then writes, of one plan (see the header comment). */
-export const COMMIT: LuaScript = { name: 'commit', lua, sha1: 'a19384b9c28307602fc8bac0b331c570d38393f0' };
+export const COMMIT: LuaScript = { name: 'commit', lua, sha1: '9bfc062a53654cd4ecd6d2c47402fe53f40c4bbc' };

@@ -27,21 +27,31 @@
  */
 import type { LuaScript } from './lua-script.js';
 
-const markLua = `local p = ARGV[1]
-local at = tonumber(ARGV[2])
-if redis.call('HEXISTS', KEYS[2], p) == 1 then
-  local late = redis.call('HGET', KEYS[3], p)
-  if not late or at < tonumber(late) then
-    redis.call('HSET', KEYS[3], p, ARGV[2])
+/**
+ * Lua defining `markDue(at, claims, late, prefix, when)`: lowers `prefix`'s score in `at` to
+ * `when` (a string of ms), or records it in `late` while a sweep holds a claim in `claims`.
+ * Shared by DUE_MARK and the commit, which marks in the same script where every key is in one
+ * slot (standalone Redis, Upstash).
+ */
+export const MARK_DUE_LUA = `local function markDue(atKey, claimsKey, lateKey, p, when)
+  local t = tonumber(when)
+  if redis.call('HEXISTS', claimsKey, p) == 1 then
+    local late = redis.call('HGET', lateKey, p)
+    if not late or t < tonumber(late) then
+      redis.call('HSET', lateKey, p, when)
+    end
+    return 0
   end
-  return 0
+  local cur = redis.call('ZSCORE', atKey, p)
+  if cur and tonumber(cur) <= t then
+    return 0
+  end
+  redis.call('ZADD', atKey, when, p)
+  return 1
 end
-local cur = redis.call('ZSCORE', KEYS[1], p)
-if cur and tonumber(cur) <= at then
-  return 0
-end
-redis.call('ZADD', KEYS[1], ARGV[2], p)
-return 1
+`;
+
+const markLua = `${MARK_DUE_LUA}return markDue(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2])
 `;
 
 const claimLua = `local max = tonumber(ARGV[3])
@@ -106,7 +116,7 @@ return 1
 export const DUE_MARK: LuaScript = {
   name: 'due-mark',
   lua: markLua,
-  sha1: 'dc31e67275d4ec7dbee630b9f1cbf035d033f830',
+  sha1: 'e1345de46096029a0f3f8ef1e1b876f42ec175d2',
 };
 
 /** Claims the streams due now. */
