@@ -5,12 +5,14 @@
  * Options (env): BENCH_SIZES (members per group; default "100,1000" for the heartbeat cost bench and
  * "10,100,1000,5000" for the real-time scale bench, where sizes of 3,000 and more run on two
  * coordinator instances), BENCH_TRIALS (default 3), BENCH_ONLY (comma-separated subset of
- * scale,fleet,heartbeat,heartbeat-batch,producer,consumer,login; default all), BENCH_STREAMS and
+ * scale,fleet,heartbeat,heartbeat-batch,producer,consumer,login,batch-memory; default all), BENCH_STREAMS and
  * BENCH_FLEET_INSTANCES (the fleet bench: streams per row, default "10,10000"; instances,
- * default "1,3").
+ * default "1,3"), BENCH_BM_CONCURRENCY, BENCH_BM_SECONDS and BENCH_BM_HEAP_MB (the batch-memory
+ * bench: clients, seconds of load and coordinator heap; default 120, 10 and 192).
  */
 
 import { startStandalone } from '../test/support/redis-server.js';
+import { benchBatchMemory } from './batch-memory.js';
 import { benchConsumer } from './consumer.js';
 import { benchFleet, type FleetRow } from './fleet.js';
 import { benchHeartbeats, type HeartbeatBenchRow } from './heartbeat.js';
@@ -183,6 +185,7 @@ async function main(): Promise<void> {
     if (only('producer')) console.log(`\n${await benchProducer(redis.url)}`);
     if (only('consumer')) console.log(`\n${await benchConsumer(redis.url)}`);
     if (only('login')) console.log(`\n${await benchLoginStorm(redis.url)}`);
+    if (only('batch-memory')) console.log(`\n${await benchBatchMemory(redis.url)}`);
   } finally {
     await redis.stop();
   }

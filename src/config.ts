@@ -121,6 +121,13 @@ export const configSchema = z
      * BATCH_HEARTBEAT); `false` answers it 404 and advertises nothing, so SDKs send single heartbeats. @default true
      */
     COORDINATOR_BATCH_HEARTBEATS: bool.default(true),
+    /**
+     * Largest batched-heartbeat body, bytes (413 beyond, refused on Content-Length before reading):
+     * 64 heartbeats of 4 KiB each (docs/protocol.md#batched-heartbeats). @default 262144
+     */
+    COORDINATOR_MAX_BATCH_BODY_BYTES: intIn(1024, 16 * 1024 * 1024).default(256 * 1024),
+    /** Batched heartbeats in flight at once; more answer 503 COORDINATOR_BUSY with Retry-After at once. @default 16 */
+    COORDINATOR_MAX_CONCURRENT_BATCHES: intIn(1, 4096).default(16),
     /** Admin principal (all roles); @default 'admin' when a password or hash is set. */
     COORDINATOR_ADMIN_USERNAME: z.string().optional(),
     /** Plaintext admin password. No default: without credentials the service runs open. */
@@ -234,6 +241,10 @@ export interface CoordinatorConfig {
   maxMembersPerGroup: number;
   /** COORDINATOR_BATCH_HEARTBEATS: the batched heartbeat route is served and advertised. */
   batchHeartbeats: boolean;
+  /** COORDINATOR_MAX_BATCH_BODY_BYTES: largest batched-heartbeat body. */
+  maxBatchBodyBytes: number;
+  /** COORDINATOR_MAX_CONCURRENT_BATCHES: batched heartbeats in flight at once. */
+  maxConcurrentBatches: number;
   /** Credentials, token and member-auth settings; null = open mode (no credentials). */
   auth: AuthConfig | null;
   /** COORDINATOR_OPEN_MODE: open mode was asked for explicitly (the Worker requires it). */
@@ -307,6 +318,8 @@ export function parseConfig(env: Record<string, string | undefined>): Coordinato
     maxGroupsPerStream: c.COORDINATOR_MAX_GROUPS_PER_STREAM,
     maxMembersPerGroup: c.COORDINATOR_MAX_MEMBERS_PER_GROUP,
     batchHeartbeats: c.COORDINATOR_BATCH_HEARTBEATS,
+    maxBatchBodyBytes: c.COORDINATOR_MAX_BATCH_BODY_BYTES,
+    maxConcurrentBatches: c.COORDINATOR_MAX_CONCURRENT_BATCHES,
     auth: resolveAuthConfig(c).auth,
     explicitOpenMode: c.COORDINATOR_OPEN_MODE,
     rateLimitAdminMutationsPerMinute: c.COORDINATOR_RATE_LIMIT_ADMIN_MUTATIONS_PER_MINUTE,

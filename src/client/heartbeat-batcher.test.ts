@@ -133,6 +133,24 @@ describe('heartbeat batcher > negotiation', () => {
     expect(t.calls.map((c) => c.path)).toEqual([single('a'), BATCH, single('a'), single('b'), BATCH]);
   });
 
+  it('sends a batch refused 503 COORDINATOR_BUSY (too many batches in flight) alone, and keeps batching', async () => {
+    let refuse = true;
+    const t = fakeTransport((items) => {
+      if (refuse) {
+        refuse = false;
+        throw new CoordinatorHttpError(503, 'COORDINATOR_BUSY', 'busy');
+      }
+      return ok(items);
+    });
+    const b = make(t);
+    await b.send(single('a'), 'a', { memberId: 'a' });
+    const out = await sendAll(b, ['a', 'b']);
+    expect(out.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled']);
+    expect(b.batching).toBe(true);
+    await sendAll(b, ['a', 'b']);
+    expect(t.calls.map((c) => c.path)).toEqual([single('a'), BATCH, single('a'), single('b'), BATCH]);
+  });
+
   it('uses single heartbeats after an answer it cannot read', async () => {
     const t = fakeTransport(() => ({ results: [] }));
     const b = make(t);

@@ -23,6 +23,8 @@ const NOT_FOUND_BACKOFF_MS = 10 * 60_000;
 const NOT_SERVED = new Set([404, 405, 501]);
 /** Answers that refuse this batch as a whole (size, one bad item): send its heartbeats alone once. */
 const RESEND_ALONE = new Set([400, 413]);
+/** The coordinator has too many batches in flight (503): single heartbeats are not counted, so send alone. */
+const BATCHES_BUSY = 'COORDINATOR_BUSY';
 
 /** A member the batcher may ask to send its next heartbeat early. */
 export interface BatchPeer {
@@ -157,12 +159,13 @@ export class HeartbeatBatcher implements HeartbeatSender {
       });
     } catch (err) {
       const status = (err as { status?: unknown } | null)?.status;
+      const busy = status === 503 && (err as { errorCode?: unknown }).errorCode === BATCHES_BUSY;
       if (typeof status === 'number' && NOT_SERVED.has(status)) {
         // An older coordinator (or one with batching switched off) behind the same URL.
         this.notFoundUntil = this.now() + NOT_FOUND_BACKOFF_MS;
         this.advertised = false;
       }
-      if (typeof status === 'number' && (NOT_SERVED.has(status) || RESEND_ALONE.has(status))) {
+      if (typeof status === 'number' && (NOT_SERVED.has(status) || RESEND_ALONE.has(status) || busy)) {
         for (const i of items) this.single(i.path, i.body).then(i.resolve, i.reject);
         return;
       }

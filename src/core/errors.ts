@@ -37,6 +37,7 @@ export const ERROR_STATUS = {
   REDIS_UNAVAILABLE: 503,
   COORDINATOR_STATE_MUTEX_UNAVAILABLE: 503,
   COORDINATOR_TERMINATING: 503,
+  COORDINATOR_BUSY: 503,
 } as const;
 
 /** A coordinator error code. */
@@ -52,6 +53,7 @@ const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'REDIS_UNAVAILABLE',
   'COORDINATOR_STATE_MUTEX_UNAVAILABLE',
   'COORDINATOR_TERMINATING',
+  'COORDINATOR_BUSY',
 ]);
 
 /** The coordinator's error: a stable `code`, its HTTP `status`, and whether retrying can help. */

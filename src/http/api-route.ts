@@ -11,7 +11,7 @@ import type { ErrorCode } from '../core/errors.js';
 import type { Role } from './auth/roles.js';
 import type { AppEnv } from './context.js';
 import { describeIssues, invalidRequest } from './errors.js';
-import { parseJsonBody } from './input.js';
+import { type BodyChecks, parseJsonBody } from './input.js';
 import { COMPONENTS, type ComponentName } from './openapi-components.js';
 import type { QueryParam } from './query-params.js';
 import { consumerGroupSchema, streamPrefixSchema } from './schemas.js';
@@ -149,9 +149,10 @@ export function validBody<C extends ComponentName>(
   c: Context,
   spec: { operationId: string; body?: { component: C } },
   maxBytes: number,
+  checks: BodyChecks = {},
 ): Promise<z.output<(typeof COMPONENTS)[C]>> {
   if (!spec.body) throw new Error(`${spec.operationId} declares no body`);
-  return parseJsonBody(c, COMPONENTS[spec.body.component], maxBytes) as Promise<
+  return parseJsonBody(c, COMPONENTS[spec.body.component], maxBytes, checks) as Promise<
     z.output<(typeof COMPONENTS)[C]>
   >;
 }

@@ -49,14 +49,21 @@ export async function readBodyBytes(req: Request, maxBytes: number): Promise<Uin
 /** Strict UTF-8 (a decode without `stream` keeps no state between calls, so one is shared). */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
+/** What a route may check on the raw body before it is parsed. */
+export interface BodyChecks {
+  /** Throws to refuse the bytes before they are decoded and parsed. */
+  beforeParse?: (bytes: Uint8Array) => void;
+}
+
 /** The body parsed as JSON (required, `application/json`, UTF-8, at most `maxBytes`). */
-async function readJsonBody(c: Context, maxBytes: number): Promise<unknown> {
+async function readJsonBody(c: Context, maxBytes: number, checks: BodyChecks): Promise<unknown> {
   const bytes = await readBodyBytes(c.req.raw, maxBytes);
   if (bytes.byteLength === 0) throw invalidRequest(['body: is required']);
   const mediaType = (c.req.header('content-type') ?? '').split(';')[0]!.trim();
   if (!JSON_MEDIA_TYPE.test(mediaType)) {
     throw invalidRequest([`Content-Type: must be application/json, got '${mediaType.slice(0, 100)}'`]);
   }
+  checks.beforeParse?.(bytes);
   let text: string;
   try {
     text = UTF8.decode(bytes);
@@ -76,8 +83,9 @@ export async function parseJsonBody<S extends z.ZodType>(
   c: Context,
   schema: S,
   maxBytes: number,
+  checks: BodyChecks = {},
 ): Promise<z.infer<S>> {
-  const json = await readJsonBody(c, maxBytes);
+  const json = await readJsonBody(c, maxBytes, checks);
   const r = schema.safeParse(json);
   if (!r.success) throw invalidRequest(describeIssues(r.error.issues));
   return r.data;

@@ -9,13 +9,17 @@ import { z } from 'zod';
 import { CoordinatorError } from '../../core/errors.js';
 import type { HeartbeatInput } from '../../core/heartbeat-types.js';
 import { apiRoute, apiRouter, groupParams, MUTATION_ERRORS, validBody } from '../api-route.js';
+import {
+  BatchGate,
+  batchLimits,
+  checkNesting,
+  checkShardEntries,
+  refuseDeclaredLength,
+} from '../batch-limits.js';
 import type { AppEnv, ResolvedDeps } from '../context.js';
 import { runHeartbeatBatch } from '../heartbeat-batch.js';
 import { HEARTBEAT_BATCH_MAX_ITEMS, type HeartbeatRequestBody, memberIdSchema } from '../schemas.js';
 import { heartbeatView } from '../views.js';
-
-/** A batch body may be this many times COORDINATOR_MAX_BODY_BYTES (it carries up to 64 bodies). */
-const BATCH_BODY_FACTOR = 16;
 
 /** The declared member operations. */
 export const MEMBER_ROUTES = {
@@ -39,7 +43,7 @@ export const MEMBER_ROUTES = {
     operationId: 'heartbeatBatch',
     tag: 'Members',
     summary: 'Batched member heartbeats (additive)',
-    description: `Additive (capability \`BATCH_HEARTBEAT\`): up to ${HEARTBEAT_BATCH_MAX_ITEMS} heartbeats of distinct members of one group in one request, each a single-route body whose \`memberId\` is also its path id. Answered 200 with one item per heartbeat, in order, each exactly what \`POST …/members/{memberId}/heartbeat\` would answer: \`httpStatus\` 200 and \`heartbeat\`, or the refusal's status (409 \`MEMBER_ID_IN_USE\`, 409 \`MEMBER_LIMIT_REACHED\`, 409 \`STATE_VERSION_CONFLICT\`, 500, 503) and its \`ErrorResponse\` in \`error\`. Items run one after another with the single route's per-member atomicity; after an item answered 503 \`REDIS_UNAVAILABLE\` or \`COORDINATOR_TERMINATING\` the rest get the same entry without being attempted. One authentication check for the whole request (the single heartbeat's access and stream scope). A body that is not a valid batch (a bad item, more than ${HEARTBEAT_BATCH_MAX_ITEMS} items, a repeated memberId) is a 400 for the whole request; a body over ${BATCH_BODY_FACTOR}× \`COORDINATOR_MAX_BODY_BYTES\` a 413. 404 when \`COORDINATOR_BATCH_HEARTBEATS=false\`.`,
+    description: `Additive (capability \`BATCH_HEARTBEAT\`): up to ${HEARTBEAT_BATCH_MAX_ITEMS} heartbeats of distinct members of one group in one request, each a single-route body whose \`memberId\` is also its path id. Answered 200 with one item per heartbeat, in order, each exactly what \`POST …/members/{memberId}/heartbeat\` would answer: \`httpStatus\` 200 and \`heartbeat\`, or the refusal's status (409 \`MEMBER_ID_IN_USE\`, 409 \`MEMBER_LIMIT_REACHED\`, 409 \`STATE_VERSION_CONFLICT\`, 500, 503) and its \`ErrorResponse\` in \`error\`. Items run one after another with the single route's per-member atomicity; after an item answered 503 \`REDIS_UNAVAILABLE\` or \`COORDINATOR_TERMINATING\` the rest get the same entry without being attempted. One authentication check for the whole request (the single heartbeat's access and stream scope). A body that is not a valid batch (a bad item, more than ${HEARTBEAT_BATCH_MAX_ITEMS} items, a repeated memberId, an item listing more than \`COORDINATOR_MAX_SHARD_COUNT\` shards in one list, more than 3 × \`COORDINATOR_MAX_SHARD_COUNT\` shard entries in all) is a 400 for the whole request; a body over \`COORDINATOR_MAX_BATCH_BODY_BYTES\` (256 KiB) a 413, refused on its \`Content-Length\` before it is read. Beyond \`COORDINATOR_MAX_CONCURRENT_BATCHES\` batches in flight, 503 \`COORDINATOR_BUSY\` with \`Retry-After\` at once (send the heartbeats alone meanwhile). 404 when \`COORDINATOR_BATCH_HEARTBEATS=false\`.`,
     access: 'MEMBER_API',
     params: z.object(groupParams),
     body: { component: 'HeartbeatBatchRequest', required: true },
@@ -48,7 +52,7 @@ export const MEMBER_ROUTES = {
       description: 'One single-route answer per heartbeat, in request order',
       body: { component: 'HeartbeatBatchResponse' },
     },
-    errors: [...MUTATION_ERRORS, 'NOT_FOUND'],
+    errors: [...MUTATION_ERRORS, 'NOT_FOUND', 'COORDINATOR_BUSY'],
   }),
 };
 
@@ -94,6 +98,8 @@ export function memberRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
   const { coordinator, config, log } = deps;
   const r = MEMBER_ROUTES;
   const app = apiRouter();
+  const limits = batchLimits(config);
+  const batches = new BatchGate(limits.maxConcurrent);
   app.openapi(r.heartbeat.route, async (c) => {
     const { streamPrefix, consumerGroup, memberId } = c.req.valid('param');
     const body = await validBody(c, r.heartbeat, config.maxBodyBytes);
@@ -108,10 +114,17 @@ export function memberRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
         'batched heartbeats are switched off (COORDINATOR_BATCH_HEARTBEATS)',
       );
     }
-    const body = await validBody(c, r.heartbeatBatch, config.maxBodyBytes * BATCH_BODY_FACTOR);
-    const deps = { coordinator, config, log, toInput: toHeartbeatInput };
-    const results = await runHeartbeatBatch(deps, streamPrefix, consumerGroup, body.heartbeats);
-    return c.json({ results }, 200);
+    // Before a slot is taken or a byte read; what one batch may hold: src/http/batch-limits.ts.
+    refuseDeclaredLength(c.req.raw, limits.maxBodyBytes);
+    return batches.run(async () => {
+      const body = await validBody(c, r.heartbeatBatch, limits.maxBodyBytes, {
+        beforeParse: (bytes) => checkNesting(bytes, limits.maxContainers),
+      });
+      checkShardEntries(body.heartbeats, limits);
+      const deps = { coordinator, config, log, toInput: toHeartbeatInput };
+      const results = await runHeartbeatBatch(deps, streamPrefix, consumerGroup, body.heartbeats);
+      return c.json({ results }, 200);
+    });
   });
   return app;
 }
