@@ -15,6 +15,7 @@ import { DELETE_SHARD } from './scripts/delete-shard.js';
 import { DUE_CLAIM, DUE_MARK, DUE_SEED, DUE_SETTLE } from './scripts/due-index.js';
 import { ASSIGNMENT_READ, DUE_READ, GROUP_RECORDS, MEMBERS_READ } from './scripts/group-reads.js';
 import { LOAD } from './scripts/load.js';
+import { decodeLoadReply, encodeLoad, listedInstead } from './scripts/load-replies.js';
 import type { LuaScript } from './scripts/lua-script.js';
 import { MEMBER_READ } from './scripts/member-read.js';
 import { PROVISION } from './scripts/provision.js';
@@ -23,14 +24,11 @@ import {
   decodeAssignmentRead,
   decodeDue,
   decodeGroupRecords,
-  decodeLoadReply,
   decodeMemberRead,
   decodeMembersRead,
   decodeProbe,
-  encodeLoad,
   encodeMemberRead,
   groupCall,
-  listedInstead,
 } from './scripts/read-replies.js';
 import { REGISTER_STREAM } from './scripts/register-stream.js';
 import { RELEASE_LOCK } from './scripts/release-lock.js';
