@@ -57,3 +57,15 @@ local function recount(key)
   redis.call('HSET', key(1), unpack(v))
 end
 `;
+
+/**
+ * The group scripts' prelude: `K` (see GROUP_KEYS_LUA), `damaged`/`recount` (see INTEGRITY_LUA),
+ * and `lostParts()`, the parts of this group whose size differs from what its header recorded
+ * (nil when none), with the group's keys at `K[2..13]`.
+ */
+export const GROUP_INTEGRITY_LUA = `${GROUP_KEYS_LUA}${INTEGRITY_LUA}local function lostParts()
+  return damaged(function(slot)
+    return K[slot + 1]
+  end)
+end
+`;

@@ -15,10 +15,10 @@
  * MEMBERS_READ — ARGV member ids. Returns {0} when the stream or the group header
  *   is missing, else {1, rev, hb, header, per member {record, target, lease, heartbeatAt, deadline}}.
  */
-import { GROUP_KEYS_LUA, INTEGRITY_LUA } from './group-keys-lua.js';
+import { GROUP_INTEGRITY_LUA, GROUP_KEYS_LUA } from './group-keys-lua.js';
 import type { LuaScript } from './lua-script.js';
 
-const prelude = `${GROUP_KEYS_LUA}${INTEGRITY_LUA}local s = redis.call('HMGET', KEYS[1], 'rev', 'hb', 'layout')
+const prelude = `${GROUP_INTEGRITY_LUA}local s = redis.call('HMGET', KEYS[1], 'rev', 'hb', 'layout')
 if not s[1] then
   return { 0 }
 end
@@ -31,9 +31,7 @@ if redis.call('EXISTS', K[2]) == 0 then
   end
   return { 0 }
 end
-local lost = damaged(function(slot)
-  return K[slot + 1]
-end)
+local lost = lostParts()
 if lost then
   return { -6, lost }
 end
@@ -65,14 +63,14 @@ return out
 export const ASSIGNMENT_READ: LuaScript = {
   name: 'assignment-read',
   lua: assignment,
-  sha1: '70f73598d2e5fe8174020bde79afe89240ec397c',
+  sha1: 'df483dca6826069d1ea6762eb90507e860abaab5',
 };
 
 /** The records of the named members (with lease, heartbeat time, target and deadline). */
 export const MEMBERS_READ: LuaScript = {
   name: 'members-read',
   lua: members,
-  sha1: '6e401b117a49bb9e04998b11f21c19fd3581ae46',
+  sha1: 'fd13204f666621edc708a2f34367a9ccf829dd32',
 };
 
 const due = `${prelude}local k = tonumber(ARGV[3])
@@ -90,7 +88,7 @@ return { 1, redis.call('ZRANGEBYSCORE', K[7], '-inf', '(' .. ARGV[2], 'LIMIT', 0
 export const DUE_READ: LuaScript = {
   name: 'due-read',
   lua: due,
-  sha1: 'f96ca82d18c5fa899f9089cf4581f4308c40d784',
+  sha1: '04cc02af9c640e38a4bb49faef0f2df934cddca7',
 };
 
 const records = `${GROUP_KEYS_LUA}local s = redis.call('HMGET', KEYS[1], 'rev', 'layout')

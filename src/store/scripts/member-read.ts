@@ -38,10 +38,10 @@
  *   {1, rev, hb, header, record, target, lease, at, deadline, expired, deadlines, timers,
  *    shards, entries, holders, statuses, acked, acks, live}
  */
-import { GROUP_KEYS_LUA, INTEGRITY_LUA } from './group-keys-lua.js';
+import { GROUP_INTEGRITY_LUA } from './group-keys-lua.js';
 import type { LuaScript } from './lua-script.js';
 
-const lua = `${GROUP_KEYS_LUA}${INTEGRITY_LUA}local m = ARGV[2]
+const lua = `${GROUP_INTEGRITY_LUA}local m = ARGV[2]
 local now = ARGV[3]
 local fastKey = ARGV[4]
 local k = tonumber(ARGV[7])
@@ -127,9 +127,7 @@ if fastKey ~= '' and rec and lease and not hf.cr and not recovering and #expired
 end
 
 -- The full path decides: first make sure no index it reads went missing.
-local lost = damaged(function(slot)
-  return K[slot + 1]
-end)
+local lost = lostParts()
 if lost then
   return { -6, lost }
 end
@@ -219,5 +217,5 @@ return { 1, s[1], s[2], h, rec or false, tgt or false, lease or false, at or fal
 export const MEMBER_READ: LuaScript = {
   name: 'member-read',
   lua,
-  sha1: '1983c8775166dadc9ac027176e01e3f86c266fbf',
+  sha1: '4a9062bd31ce7de850b52a9a2d9334ec4cc00c73',
 };
