@@ -79,6 +79,9 @@ function decide(
     if (stored.state === 'EXPIRED' || stored.state === 'FENCED' || stored.state === 'LEAVING')
       return join(ctx);
     if (isInitialJoinReplay(stored, request)) return replayJoin(ctx, stored);
+    // The holder's own process rejoining after a fenced answer (its instance id proves it): it
+    // dropped everything before asking, so its holdings are released at once.
+    if (request.memberInstanceId && request.memberInstanceId === stored.memberInstanceId) return join(ctx);
     // The reference's guard against two processes sharing one member id.
     return unchanged(rejected('INVALID_REQUEST', request));
   }

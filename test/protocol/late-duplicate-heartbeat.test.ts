@@ -95,4 +95,12 @@ describe('heartbeat > late duplicate of a member’s own request', () => {
     // The holder is untouched and keeps reading its shard.
     expect(d.member('A')).toMatchObject({ state: 'ACTIVE', memberInstanceId: X, currentAssignment: [0] });
   });
+
+  it('accepts the epoch-0 rejoin of the holder’s own process after a fenced answer, releasing its shards', async () => {
+    const { d, late } = await movedOn();
+    expect((await d.beat('A', { ...late, instance: X })).status).toBe('FENCED_MEMBER_EPOCH');
+    // Our SDK drops everything on that answer and rejoins; its instance id proves it is the holder.
+    expect((await d.beat('A', { epoch: 0, mv: 0, instance: X })).status).toBe('OK');
+    expect(d.member('A')).toMatchObject({ state: 'ACTIVE', currentAssignment: [] });
+  });
 });
