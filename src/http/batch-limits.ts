@@ -126,7 +126,7 @@ export class BatchGate {
       throw new CoordinatorError(
         'COORDINATOR_BUSY',
         `${this.limit} batched heartbeats are already in flight (COORDINATOR_MAX_CONCURRENT_BATCHES); retry, or send the heartbeats alone`,
-        { details: { retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS } },
+        { details: { retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS, closeConnection: true } },
       );
     }
     this.running++;

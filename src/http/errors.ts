@@ -52,6 +52,7 @@ function coordinatorErrorResponse(err: CoordinatorError): Response {
   if (typeof retryAfter === 'number' && Number.isFinite(retryAfter)) {
     headers['retry-after'] = String(Math.max(0, Math.ceil(retryAfter)));
   }
+  if (err.details?.closeConnection === true) headers.connection = 'close';
   const message = err.code === 'INTERNAL_ERROR' ? INTERNAL_ERROR_MESSAGE : err.message;
   return errorResponse(err.status, err.code, message, headers);
 }
@@ -78,7 +79,9 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], root = ''): 
 
 /** The 413 answer for a body over the configured limit. */
 export function payloadTooLarge(maxBytes: number): CoordinatorError {
-  return new CoordinatorError('PAYLOAD_TOO_LARGE', `request body exceeds ${maxBytes} bytes`);
+  return new CoordinatorError('PAYLOAD_TOO_LARGE', `request body exceeds ${maxBytes} bytes`, {
+    details: { closeConnection: true },
+  });
 }
 
 /** `app.onError`: maps every thrown value to a response and logs what the client must not see. */
