@@ -29,11 +29,15 @@ describe('runScript > NOSCRIPT', () => {
     expect(isNoScriptError(new Error('ERR other'))).toBe(false);
   });
 
-  it('recognises it in the errors of @upstash/redis, with and without its auto-pipeline', () => {
+  it('reads the error as the client says: @upstash/redis with and without its auto-pipeline', () => {
     const direct = 'NOSCRIPT No matching script. Please use EVAL., command was: ["evalsha","abc",1,"k"]';
     expect(isNoScriptError(named('UpstashError', direct))).toBe(true);
-    expect(isNoScriptError(named('UpstashError', 'Command failed: NOSCRIPT No matching script.'))).toBe(true);
-    expect(isNoScriptError(named('UpstashError', 'Command failed: ERR other'))).toBe(false);
+    // How a client shapes its errors is its port's (test/store/redis-port.test.ts); here a stand-in.
+    const upstash = (err: unknown) => (err as Error).message.replace(/^Command failed: /, '');
+    expect(
+      isNoScriptError(named('UpstashError', 'Command failed: NOSCRIPT No matching script.'), upstash),
+    ).toBe(true);
+    expect(isNoScriptError(named('UpstashError', 'Command failed: ERR other'), upstash)).toBe(false);
   });
 
   it('only takes a reply that starts with NOSCRIPT: a script that ran and failed is not sent again', () => {

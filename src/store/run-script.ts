@@ -3,7 +3,7 @@
  * does not know the script (first use, restart, SCRIPT FLUSH, failover, a Cluster node that never
  * saw it) the same call again with the text (EVAL, which also caches it for the next EVALSHA).
  * The rule is written once, here; each client kind implements `ScriptRunner` once
- * (ioredis-script.ts, upstash-script.ts). No runtime imports: the Worker and the edge producer
+ * (src/redis/ioredis-port.ts, src/redis/upstash-port.ts). No runtime imports: the Worker and the edge producer
  * bundle it.
  */
 import type { LuaScript } from './scripts/lua-script.js';
@@ -12,21 +12,28 @@ import type { LuaScript } from './scripts/lua-script.js';
 export interface ScriptRunner {
   evalsha(sha1: string, keys: string[], args: string[]): Promise<unknown>;
   eval(lua: string, keys: string[], args: string[]): Promise<unknown>;
+  /**
+   * The Redis error text of a refused call, null when no reply came: how the client shapes its
+   * errors (src/redis/*-port.ts). @default the error's message
+   */
+  replyText?(err: unknown): string | null;
 }
 
-// @upstash/redis prefixes the error of a command it sent through its auto-pipeline (its default)
-// with this; without auto-pipelining it passes the Redis error text through unchanged.
-const UPSTASH_PIPELINED = 'Command failed: ';
+/** An error's text when nothing better is known about the client. */
+function messageOf(err: unknown): string | null {
+  return err instanceof Error ? err.message : typeof err === 'string' ? err : null;
+}
 
 /**
  * True when Redis refused a script call because it does not know the script (error text starting
  * with `NOSCRIPT`): the script did not run, so sending its text cannot run it twice. Takes a
- * client's error or a pipeline's per-command error text.
+ * client's error or a pipeline's per-command error, read by `replyText`.
  */
-export function isNoScriptError(err: unknown): boolean {
-  let text = err instanceof Error ? err.message : typeof err === 'string' ? err : '';
-  if (text.startsWith(UPSTASH_PIPELINED)) text = text.slice(UPSTASH_PIPELINED.length);
-  return text.startsWith('NOSCRIPT');
+export function isNoScriptError(
+  err: unknown,
+  replyText: (err: unknown) => string | null = messageOf,
+): boolean {
+  return replyText(err)?.startsWith('NOSCRIPT') ?? false;
 }
 
 /**
@@ -48,7 +55,7 @@ export function runScript(
     return Promise.reject(err);
   }
   return sent.catch((err: unknown) => {
-    if (!isNoScriptError(err)) throw err;
+    if (!isNoScriptError(err, runner.replyText)) throw err;
     return runner.eval(script.lua, keys, args);
   });
 }

@@ -9,6 +9,7 @@
  * it; each Upstash component lists its own. The flag is part of the text, so the flagged script
  * has its own SHA1, computed here once per script (Workers have no synchronous SHA-1).
  */
+import { upstashReplyText } from '../redis/upstash-port.js';
 import type { ScriptRunner } from './run-script.js';
 import type { LuaScript } from './scripts/lua-script.js';
 
@@ -31,6 +32,7 @@ export function upstashScriptRunner(client: UpstashScriptClient, onRequest: () =
       onRequest();
       return client.eval(lua, keys, args);
     },
+    replyText: upstashReplyText,
   };
 }
 

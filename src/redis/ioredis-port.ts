@@ -1,0 +1,126 @@
+/**
+ * The Redis port over ioredis: a standalone `Redis` or a `Cluster` (Node). What only ioredis
+ * knows lives here: an error reply is a `ReplyError`, a Cluster keeps one script cache per node
+ * and wants each multi-key command, script and pipeline within one slot, the connection's status
+ * says when it is between reconnects, and server-wide commands (CLUSTER SLOTS, INFO of every
+ * master) can be sent.
+ */
+import type { Cluster, Redis } from 'ioredis';
+import { runScript, type ScriptRunner } from '../store/run-script.js';
+import type { PipelineReply, RedisPipeline, RedisPort, Refusal } from './port.js';
+import { firstLine, xaddArguments } from './replies.js';
+
+/** An ioredis client: standalone or Cluster. */
+export type IoredisClient = Redis | Cluster;
+
+/** Options of `ioredisPort`. */
+export interface IoredisPortOptions {
+  /**
+   * Called once per command the port sends (a script run counts once, even when it had to be
+   * loaded first: that happens once per node). @default no-op
+   */
+  onRequest?: () => void;
+}
+
+/** The runner of `client`: ioredis takes the key count and then keys and arguments flat. */
+export function ioredisScriptRunner(client: Pick<IoredisClient, 'evalsha' | 'eval'>): ScriptRunner {
+  return {
+    evalsha: (sha1, keys, args) => client.evalsha(sha1, keys.length, ...keys, ...args),
+    eval: (lua, keys, args) => client.eval(lua, keys.length, ...keys, ...args),
+    replyText: ioredisReplyText,
+  };
+}
+
+/** ioredis names an error reply `ReplyError` (in a pipeline's replies too); anything else got no reply. */
+function ioredisReplyText(err: unknown): string | null {
+  return err instanceof Error && err.name === 'ReplyError' ? firstLine(err.message) : null;
+}
+
+/** What ioredis rejects a command with once `commandTimeout` has passed. */
+const COMMAND_TIMED_OUT = 'Command timed out';
+
+// A wrong or missing password: ioredis's AUTH at connect fails, and it rejects every queued
+// command with that reply (then reconnects and tries again).
+const AUTH_REPLY = /^(WRONGPASS|NOAUTH)\b/;
+
+const CREDENTIALS_REFUSED: Refusal = {
+  message: 'Redis refused the configured credentials (check the password of REDIS_URL)',
+  phrase: 'credentials refused',
+};
+const PERMISSION_REFUSED: Refusal = {
+  message: 'Redis refused a coordinator command to the configured user (NOPERM: check its ACL)',
+  phrase: 'permission denied',
+};
+
+/** A new pipeline of `client`: ioredis takes a script's key count, then keys and arguments flat. */
+function pipelineOf(client: IoredisClient): RedisPipeline {
+  const p = client.pipeline();
+  return {
+    scriptLoad: (lua) => void p.script('LOAD', lua),
+    evalsha: (sha1, keys, args) => void p.evalsha(sha1, keys.length, ...keys, ...args),
+    eval: (lua, keys, args) => void p.eval(lua, keys.length, ...keys, ...args),
+    xadd: (w) => void p.xadd(w.key, ...xaddArguments(w)),
+    exec: async () => ((await p.exec()) ?? []) as PipelineReply[],
+  };
+}
+
+/** The port over `client` (the caller keeps owning it; `close()` quits it). */
+export function ioredisPort(client: IoredisClient, opts: IoredisPortOptions = {}): RedisPort {
+  const onRequest = opts.onRequest ?? (() => undefined);
+  const cluster = client.isCluster;
+  const scripts = ioredisScriptRunner(client);
+  const counted = <T>(fn: () => Promise<T>): Promise<T> => {
+    onRequest();
+    return fn();
+  };
+  const port: RedisPort = {
+    label: 'Redis',
+    oneSlot: !cluster,
+    // A script holds up every other client of its node while it runs: a few keys at a time.
+    keysPerScript: cluster ? 1 : 16,
+    replyText: ioredisReplyText,
+    timedOut: (err) => err instanceof Error && err.message === COMMAND_TIMED_OUT,
+    refusal(text) {
+      if (AUTH_REPLY.test(text)) return CREDENTIALS_REFUSED;
+      return text.startsWith('NOPERM') ? PERMISSION_REFUSED : null;
+    },
+    // Key locking is Upstash's: Redis runs every script alone.
+    scriptAs: (script) => script,
+    runScript: (script, keys, args) => counted(() => runScript(scripts, script, keys, args)),
+    // Every node of a Cluster keeps its own script cache: the key stands for its node.
+    scriptCacheOf: (key) => (cluster ? key : ''),
+    pipeline: () => pipelineOf(client),
+    get: (key) => counted(() => client.get(key)),
+    setNx: (key, value) => counted(async () => void (await client.set(key, value, 'NX'))),
+    smembers: (key) => counted(() => client.smembers(key)),
+    srem: (key, member) => counted(async () => void (await client.srem(key, member))),
+    exists(keys) {
+      if (keys.length === 0) return Promise.resolve(0);
+      // On a Cluster the keys may sit in different slots: one EXISTS each, sent concurrently.
+      if (!cluster) return counted(() => client.exists(...keys));
+      return counted(async () =>
+        (await Promise.all(keys.map((k) => client.exists(k)))).reduce((a, b) => a + b, 0),
+      );
+    },
+    ping: () => counted(async () => (await client.ping()) === 'PONG'),
+    xadd: (w) => counted(() => client.xadd(w.key, ...xaddArguments(w))),
+    xrange: (key, start, end, count) => counted(() => client.xrange(key, start, end, 'COUNT', count)),
+    xrevrange: (key, end, start, count) => counted(() => client.xrevrange(key, end, start, 'COUNT', count)),
+    infoOfMasters: (section) =>
+      counted(() =>
+        Promise.all(
+          (cluster ? (client as Cluster).nodes('master') : [client as Redis]).map((n) => n.info(section)),
+        ),
+      ),
+    offline: () => client.status === 'reconnecting' || client.status === 'end',
+    async close() {
+      try {
+        await client.quit();
+      } catch {
+        client.disconnect();
+      }
+    },
+  };
+  if (cluster) port.clusterSlots = () => counted(() => (client as Cluster).cluster('SLOTS'));
+  return port;
+}
