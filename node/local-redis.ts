@@ -30,6 +30,11 @@ export interface LocalRedis {
 export const PRIVATE_REDIS_WARNING =
   'no REDIS_URL or REDIS_CLUSTER_NODES set: started a private redis-server for this run; its data is gone when the coordinator stops (set REDIS_URL for real use, COORDINATOR_DEV_REDIS=false to refuse)';
 
+/** The shell line that points SDKs and the CLI at the private Redis at `url`. */
+function privateRedisExport(url: string): string {
+  return `export REDIS_URL=${url}   # the private Redis of this run: paste into the shell of your producer, consumer or CLI`;
+}
+
 /**
  * Returns `config` unchanged when Redis is configured; otherwise starts a private Redis under
  * `dataDir` (or refuses, with COORDINATOR_DEV_REDIS=false) and returns a config pointing at it.
@@ -47,11 +52,19 @@ export async function ensureLocalRedis(
   const binary = findOnPath('redis-server', opts.pathVar);
   if (!binary) throw new RedisMissingError();
   // Detached: a terminal Ctrl-C reaches the coordinator only, which drains, then stops Redis.
-  const privateRedis = await startRedisServer({ binary, baseDir: opts.dataDir, detached: true });
+  const privateRedis = await startRedisServer({
+    binary,
+    baseDir: opts.dataDir,
+    detached: true,
+    ...(config.devRedisPort > 0 ? { port: config.devRedisPort } : {}),
+  });
   opts.log('warn', PRIVATE_REDIS_WARNING, {
     url: privateRedis.url,
     pid: privateRedis.pid,
     dir: privateRedis.dir,
   });
+  // For people, on stderr (stdout carries the JSON log): the line to paste into the shell that
+  // runs a producer, a consumer or the CLI against this Redis.
+  process.stderr.write(`${privateRedisExport(privateRedis.url)}\n`);
   return { config: { ...config, redisUrl: privateRedis.url }, privateRedis };
 }

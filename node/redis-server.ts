@@ -37,6 +37,8 @@ export interface RedisServerOptions {
    * drains requests that need it (the owner stops it afterwards). @default false
    */
   detached?: boolean;
+  /** A fixed loopback port (no retry on another when it is taken). @default a free port */
+  port?: number;
   /** How long to wait for the server to answer PING. @default 10000 */
   startTimeoutMs?: number;
 }
@@ -116,9 +118,10 @@ function isRedisServer(pid: number): boolean {
   }
 }
 
-/** Starts a redis-server on a free loopback port; retries if the port was taken meanwhile. */
+/** Starts a redis-server on `opts.port`, or a free loopback port (retried if taken meanwhile). */
 export async function startRedisServer(opts: RedisServerOptions): Promise<RedisServer> {
   reapOrphans(opts.baseDir);
+  if (opts.port !== undefined) return startOn(opts.port, opts);
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freeLoopbackPort();

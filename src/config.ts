@@ -163,6 +163,11 @@ export const configSchema = z
      */
     COORDINATOR_DEV_REDIS: bool.default(true),
     /**
+     * The loopback port of that private redis-server, so SDKs and the CLI can keep one REDIS_URL
+     * across restarts; 0 = a free port each run. @default 0
+     */
+    COORDINATOR_DEV_REDIS_PORT: intIn(0, 65535).default(0),
+    /**
      * Serve (readiness UP, a `warn` line) while Redis runs an `allkeys-*` maxmemory-policy, which
      * may evict the coordinator's own keys; `false` answers readiness 503 instead. @default false
      */
@@ -257,6 +262,8 @@ export interface CoordinatorConfig {
   redisExplicit: boolean;
   /** COORDINATOR_DEV_REDIS: a private Redis may be started when no Redis is configured. */
   devRedis: boolean;
+  /** COORDINATOR_DEV_REDIS_PORT: the private Redis's port; 0 = any free one. */
+  devRedisPort: number;
   /** COORDINATOR_ALLOW_EVICTION: readiness stays UP under an `allkeys-*` maxmemory-policy. */
   allowEviction: boolean;
   /** COORDINATOR_METRICS_PUBLIC: `/metrics` answers without credentials. */
@@ -326,6 +333,7 @@ export function parseConfig(env: Record<string, string | undefined>): Coordinato
     rateLimitPrincipalMutationsPerMinute: c.COORDINATOR_RATE_LIMIT_PRINCIPAL_MUTATIONS_PER_MINUTE,
     redisExplicit: c.REDIS_URL !== undefined || c.REDIS_CLUSTER_NODES.length > 0,
     devRedis: c.COORDINATOR_DEV_REDIS,
+    devRedisPort: c.COORDINATOR_DEV_REDIS_PORT,
     allowEviction: c.COORDINATOR_ALLOW_EVICTION,
     metricsPublic: c.COORDINATOR_METRICS_PUBLIC,
     prometheusPublic: c.COORDINATOR_PROMETHEUS_PUBLIC,

@@ -99,12 +99,27 @@ describe('npm start > private Redis', () => {
     expect((await post(`${url}/coord/v1/streams/${stream}`, createOrders)).status).toBe(201);
     const privatePort = Number(new URL(String(started.url)).port);
     expect(await canConnect('127.0.0.1', privatePort)).toBe(true);
+    // The line a newcomer pastes into the shell of a producer, a consumer or the CLI.
+    expect(child.stderr()).toContain(`export REDIS_URL=redis://127.0.0.1:${privatePort}`);
 
     child.proc.kill('SIGTERM');
     expect(await child.exited).toBe(0);
     expect(processAlive(pid)).toBe(false);
     expect(await canConnect('127.0.0.1', privatePort)).toBe(false);
     expect(existsSync(dir)).toBe(false);
+  });
+
+  it('runs the private redis-server on COORDINATOR_DEV_REDIS_PORT when one is set', async () => {
+    const port = await freeLoopbackPort();
+    const child = startCoordinator({ PORT: '0', COORDINATOR_DEV_REDIS_PORT: String(port) });
+    const started = await child.waitForLine((l) => l.msg === PRIVATE_REDIS_WARNING);
+    expect(started.url).toBe(`redis://127.0.0.1:${port}`);
+    await child.waitForLine((l) => l.msg === 'listening');
+    expect(child.stderr()).toContain(`export REDIS_URL=redis://127.0.0.1:${port}`);
+    expect(await canConnect('127.0.0.1', port)).toBe(true);
+    child.proc.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
+    expect(await canConnect('127.0.0.1', port)).toBe(false);
   });
 
   it('never substitutes an explicit REDIS_URL that does not answer: starts, serves 503, reconnects when Redis comes', async () => {
