@@ -142,7 +142,7 @@ export function docsPageHtml(): string {
 <style>${DOCS_STYLE}</style>
 </head>
 <body>
-<header></header>
+<header><a class="v" href="/console">Web console →</a></header>
 <main><nav></nav><div id="content"></div></main>
 <script>${DOCS_SCRIPT}</script>
 </body>

@@ -29,6 +29,15 @@ describe('console route > static assets', () => {
     expect(await res.text()).toBe(CONSOLE_HTML);
   });
 
+  it('redirects GET / to the console, without credentials, and the API reference links to it', async () => {
+    const root = await app.request('/');
+    expect(root.status).toBe(302);
+    expect(root.headers.get('location')).toBe('/console');
+    const docs = await app.request('/coord/v1/docs');
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('<a class="v" href="/console">');
+  });
+
   it('serves the script and the stylesheet with their types', async () => {
     const js = await app.request('/console/assets/console.js');
     expect(js.status).toBe(200);

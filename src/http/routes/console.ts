@@ -59,9 +59,11 @@ function send(c: Context<AppEnv>, asset: ConsoleAsset): Response {
   return c.body(asset.body, 200, headers);
 }
 
-/** `GET /console`, `GET /console/*` (mounted at the root, no authentication). */
+/** `GET /` (to the console), `GET /console`, `GET /console/*` (mounted at the root, no authentication). */
 export function consoleRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // Someone who opens the coordinator's address in a browser lands on the console, not a JSON 404.
+  app.get('/', (c) => c.redirect(CONSOLE_BASE, 302));
   app.get(CONSOLE_BASE, (c) => send(c, CONSOLE_PAGE));
   app.get(`${CONSOLE_BASE}/*`, (c) => {
     const path = c.req.path;
