@@ -3,6 +3,7 @@
  */
 import { type Context, Hono } from 'hono';
 import { methodNotAllowed } from 'hono/method-not-allowed';
+import { requestId } from 'hono/request-id';
 import { METRICS_PATH, metricsRoutes, requestMetrics } from '../metrics/http-metrics.js';
 import { REFERENCE_METRICS_PATH, type RequestInfo } from '../metrics/reference-metrics.js';
 import { createAuth } from './auth/mount.js';
@@ -41,6 +42,14 @@ function requestInfo(c: Context): RequestInfo {
   };
 }
 
+/** Answered heartbeats, the bulk of all traffic (one per member per interval). */
+const HEARTBEAT_PATH = /\/members\/[^/]+\/heartbeat$|\/heartbeats$/;
+
+/** The access line's level: `info`, but `debug` for answered heartbeats, which would drown everything else. */
+function accessLevel(path: string, status: number): 'debug' | 'info' {
+  return status < 400 && HEARTBEAT_PATH.test(path) ? 'debug' : 'info';
+}
+
 /** Builds the Hono app serving `/coord/v1` and `/actuator` from `deps` (no globals). */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const d = resolveDeps(deps);
@@ -53,10 +62,23 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
   // First, so request metrics time everything after it (authentication included).
   if (d.metrics) app.use(requestMetrics(d.metrics, requestInfo));
+  // One id per request, in the X-Request-Id answer header and the access line (a client may bring its own).
+  app.use(requestId());
   app.use(async (c, next) => {
+    // The duration by the monotonic timer: the injected clock is read once per request.
+    const started = performance.now();
     c.set('now', d.now());
     await next();
-    d.log('debug', 'request', { method: c.req.method, path: c.req.path, status: c.res.status });
+    // Here rather than before the route: answers built by the error handlers replace the response.
+    c.res.headers.set('x-request-id', c.get('requestId'));
+    const status = c.res.status;
+    d.log(accessLevel(c.req.path, status), 'request', {
+      requestId: c.get('requestId'),
+      method: c.req.method,
+      path: c.req.path,
+      status,
+      ms: Math.round(performance.now() - started),
+    });
   });
   // Open mode trusts the network path: refuse foreign hosts and cross-origin mutations first.
   if (d.config.auth === null) app.use(openModeGuard(d.openModeHosts));

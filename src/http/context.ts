@@ -82,6 +82,8 @@ export interface AppEnv {
     now: number;
     /** Who the request acts as; null in open mode and on routes that need no role. */
     principal: Principal | null;
+    /** The request's id (the client's `X-Request-Id` when well-formed, else a new UUID), echoed in that header. */
+    requestId: string;
   };
 }
 
