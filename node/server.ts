@@ -7,14 +7,14 @@ import type { Server, ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
-import { Cluster } from 'ioredis';
 import type { CoordinatorConfig } from '../src/config.js';
 import { Coordinator } from '../src/coordinator.js';
 import { createApp } from '../src/http/app.js';
 import { CoordinatorMetrics } from '../src/metrics/coordinator-metrics.js';
 import { LagCache } from '../src/metrics/lag-cache.js';
-import { IoredisInspector } from '../src/store/ioredis-inspector.js';
-import { createIoredisClient, IoredisStore } from '../src/store/ioredis-store.js';
+import { createIoredisClient, ioredisPort, onConnectionErrors } from '../src/redis/ioredis-port.js';
+import { RedisInspector } from '../src/store/redis-inspector.js';
+import { RedisStore } from '../src/store/redis-store.js';
 import { requestCounter } from '../src/store/request-counter.js';
 import { createLogger, type LogFn } from './logger.js';
 import { enforceOpenMode } from './open-mode.js';
@@ -59,9 +59,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     commandTimeoutMs: config.redisCommandTimeoutMs,
   });
   // Without a listener ioredis prints every connection error's stack to stderr, on every retry.
-  const redisError = redisErrorLogger(log);
-  client.on('error', redisError);
-  if (client instanceof Cluster) client.on('node error', redisError);
+  onConnectionErrors(client, redisErrorLogger(log));
   // Metrics subscribe to the coordinator's events (heartbeats, commits, mutex attempts, sweeps).
   const metrics = new CoordinatorMetrics({
     version: VERSION,
@@ -71,10 +69,9 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   if (metrics.reference) registerProcessMetrics(metrics.reference.registry);
   // Counted so a sweep can report (and, given maxCalls, budget) its Redis round trips.
   const requests = requestCounter();
-  const store = new IoredisStore(client, {
+  const store = new RedisStore(ioredisPort(client, { onRequest: requests.onRequest }), {
     namespace: config.keyPrefix,
     ownsClient: true,
-    onRequest: requests.onRequest,
   });
   const coordinator = new Coordinator({
     store,
@@ -85,7 +82,8 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   });
   metrics.watchGroups(() => coordinator.listGroups());
   let terminating = false;
-  const inspector = new IoredisInspector(client);
+  // Its own port: monitoring reads are not counted as the sweep's round trips.
+  const inspector = new RedisInspector(ioredisPort(client));
   const lag = new LagCache({
     inspector,
     refreshMs: config.metricsLagRefreshMs,

@@ -5,13 +5,78 @@
  * says when it is between reconnects, and server-wide commands (CLUSTER SLOTS, INFO of every
  * master) can be sent.
  */
-import type { Cluster, Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { runScript, type ScriptRunner } from '../store/run-script.js';
 import type { PipelineReply, RedisPipeline, RedisPort, Refusal } from './port.js';
 import { firstLine, xaddArguments } from './replies.js';
 
 /** An ioredis client: standalone or Cluster. */
 export type IoredisClient = Redis | Cluster;
+
+/** Connection settings of `createIoredisClient`. */
+interface IoredisClientOptions {
+  /** `redis://` or `rediss://` URL of a standalone server (ignored when `clusterNodes` is set). */
+  url?: string;
+  /** `host:port` seeds; when non-empty the client runs in Cluster mode. */
+  clusterNodes?: string[];
+  /**
+   * Longest wait for one reply, ms (ioredis `commandTimeout`, counted from when the command is
+   * issued, so a wait in the offline queue counts too). A Redis that keeps the connection open but
+   * stops answering (SIGSTOP, a stalled host) would otherwise hold a request forever; the command
+   * then fails like a lost reply and answers 503 REDIS_UNAVAILABLE. Never below the longest command
+   * the coordinator sends: it sends no blocking ones. @default 5000
+   */
+  commandTimeoutMs?: number;
+}
+
+/** Default of `IoredisClientOptions.commandTimeoutMs` (and of COORDINATOR_REDIS_COMMAND_TIMEOUT_MS). */
+const DEFAULT_COMMAND_TIMEOUT_MS = 5000;
+
+/**
+ * Delay before reconnect attempt `times` (1-based), ms. ioredis's default grows to 5 s (Cluster:
+ * 2 s), so after a long outage the instance would find Redis back only seconds later, and a
+ * command waiting out `maxRetriesPerRequest` reconnects would hang as long. Capped at 500 ms,
+ * readiness turns UP within a second of Redis returning (≤ 500 ms to reconnect, then the 250 ms
+ * readiness cache); the cost is one TCP connect attempt per 500 ms per connection while down.
+ */
+function reconnectDelayMs(times: number): number {
+  return Math.min(times * 50, 500);
+}
+
+// RESP2 keeps raw replies (XINFO, script tables) in one shape; few retries so a dead Redis
+// turns into a quick 503 instead of a hanging request. Commands issued in the same tick leave in
+// one socket write (auto-pipelining): under load, many heartbeats' scripts share a syscall.
+const CONNECTION_DEFAULTS = {
+  protocol: 2,
+  maxRetriesPerRequest: 2,
+  connectTimeout: 5000,
+  enableAutoPipelining: true,
+  retryStrategy: reconnectDelayMs,
+} as const;
+
+/** Creates the ioredis client the Node service uses (standalone or Cluster). */
+export function createIoredisClient(opts: IoredisClientOptions): Redis | Cluster {
+  const commandTimeout = opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  if (opts.clusterNodes && opts.clusterNodes.length > 0) {
+    const nodes = opts.clusterNodes.map((hp) => {
+      const i = hp.lastIndexOf(':');
+      return { host: hp.slice(0, i), port: Number(hp.slice(i + 1)) };
+    });
+    const { enableAutoPipelining, retryStrategy, ...redisOptions } = CONNECTION_DEFAULTS;
+    return new Cluster(nodes, {
+      enableAutoPipelining,
+      clusterRetryStrategy: retryStrategy,
+      redisOptions: { ...redisOptions, commandTimeout },
+    });
+  }
+  return new Redis(opts.url ?? 'redis://127.0.0.1:6379', { ...CONNECTION_DEFAULTS, commandTimeout });
+}
+
+/** Calls `listener` with every connection error of `client` (on a Cluster, its nodes' too). */
+export function onConnectionErrors(client: IoredisClient, listener: (err: unknown) => void): void {
+  client.on('error', listener);
+  if (client.isCluster) (client as Cluster).on('node error', listener);
+}
 
 /** Options of `ioredisPort`. */
 export interface IoredisPortOptions {

@@ -4,6 +4,7 @@
  * works unchanged on Node (tests talk to a local REST bridge with it).
  */
 import { Redis } from '@upstash/redis/cloudflare';
+import type { UpstashClientLike } from '../redis/upstash-port.js';
 
 /** Where the Upstash REST endpoint is and how to authenticate. */
 export interface UpstashClientOptions {
@@ -15,21 +16,8 @@ export interface UpstashClientOptions {
   retries?: number;
 }
 
-/** The commands of an @upstash/redis client the store uses (a real `Redis` satisfies it). */
-export type UpstashCommands = Pick<
-  Redis,
-  | 'evalsha'
-  | 'eval'
-  | 'set'
-  | 'get'
-  | 'smembers'
-  | 'srem'
-  | 'exists'
-  | 'del'
-  | 'ping'
-  | 'xrange'
-  | 'xrevrange'
->;
+/** The commands of an @upstash/redis client the store and the inspector send (a real `Redis` satisfies it). */
+export type UpstashCommands = UpstashClientLike;
 
 /** Builds the client with the options the store relies on. */
 export function createUpstashClient(opts: UpstashClientOptions): Redis {

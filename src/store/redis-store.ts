@@ -1,12 +1,16 @@
 /**
- * What every Store does the same way whatever the Redis client: the Lua scripts with their
- * shared argument encoders and reply decoders. Concrete stores (ioredis, Upstash) supply how a
- * script runs, how a failure maps to a CoordinatorError, and the few plain commands.
+ * The Store over the Redis port, whatever the client (ioredis on Node, standalone or Cluster;
+ * @upstash/redis on the Worker): the Lua scripts with their shared argument encoders and reply
+ * decoders, and the few plain commands. All coordinator keys of a stream share one hash tag, so
+ * every script runs on one node; `K:streams` and shard streams live in other slots and get their
+ * own commands. What differs between clients is the port's (src/redis/).
  */
 import type { RetireOutcome, ShardReading } from '../core/drain-evidence.js';
 import { planDueAt } from '../core/due.js';
 import { CoordinatorError } from '../core/errors.js';
-import { dueIndexKeys, groupKeys, streamKeys, streamsIndexKey } from './keys.js';
+import type { RedisPort } from '../redis/port.js';
+import { dueIndexKeys, groupKeys, streamKeys, streamsIndexKey, tokenSecretKey } from './keys.js';
+import { readMaxmemoryPolicy } from './maxmemory-policy.js';
 import { ACQUIRE_LOCK } from './scripts/acquire-lock.js';
 import { CLEAR_SHARD_KEYS, clearShardKeysCall, shardSideKeys } from './scripts/clear-shard-keys.js';
 import { COMMIT } from './scripts/commit.js';
@@ -46,31 +50,172 @@ import type {
   MemberRead,
   MemberReadRequest,
   MembersRead,
+  PingOutcome,
   ShardDeletion,
+  ShardOps,
+  Store,
   StreamPlan,
   StreamProbe,
   StreamSnapshot,
 } from './store.js';
+import { pingError, storeFailure } from './store-failure.js';
 
-/** The script-backed half of the Store port, shared by every client. */
+/**
+ * The store's scripts that touch only the keys they are passed (no key name built in Lua), so
+ * they may run under Upstash's per-key locks: the locks, the group reads, the whole load, the
+ * commit, the streams index, the due index and the shard scripts. Not the sweep's stream probe: it names each
+ * group's keys itself from the stream's heartbeat view. The member read and the commit also call
+ * INFO, which names no key and which they call under pcall (where it is refused, no restart is
+ * detected, as before). A script not listed runs under the global lock, so a new one is safe
+ * until it is checked and added here.
+ */
+const DECLARING: ReadonlySet<LuaScript> = new Set([
+  ACQUIRE_LOCK,
+  RENEW_LOCK,
+  RELEASE_LOCK,
+  LOAD,
+  MEMBER_READ,
+  ASSIGNMENT_READ,
+  MEMBERS_READ,
+  DUE_READ,
+  GROUP_RECORDS,
+  COMMIT,
+  REGISTER_STREAM,
+  PROVISION,
+  PROVISION_EXISTING,
+  SHARD_EVIDENCE,
+  RETIRE_SHARD,
+  DELETE_SHARD,
+  CLEAR_SHARD_KEYS,
+  DUE_MARK,
+  DUE_CLAIM,
+  DUE_SETTLE,
+  DUE_SEED,
+]);
+
+/** Options of RedisStore. */
+export interface RedisStoreOptions {
+  /** Key namespace `K` (config `keyPrefix`). */
+  namespace: string;
+  /** Whether `close()` closes the port's client. @default false */
+  ownsClient?: boolean;
+  /** How long `ping()` waits before answering false. @default 1000 */
+  pingTimeoutMs?: number;
+}
+
 /** Prefixes listed in the due index per seeding call. */
 const SEED_CHUNK = 500;
 
 /** Reads of every group of a stream before giving up on a list of groups that keeps changing. */
 const LOAD_ATTEMPTS = 4;
 
-export abstract class ScriptStore {
+/** The Store over one Redis port. */
+export class RedisStore implements Store, Required<ShardOps> {
   /** The group names each stream listed at its last whole read (a hint the load script checks). */
   private readonly listedGroups = new Map<string, string[]>();
-
+  private readonly port: RedisPort;
   /** Key namespace `K`. */
-  protected abstract readonly ns: string;
+  private readonly ns: string;
+  /**
+   * True when one script may touch keys of any slot (standalone Redis, Upstash): the commit then
+   * marks the due index itself. On a Cluster the due index has a slot of its own.
+   */
+  private readonly oneSlot: boolean;
+  private readonly ownsClient: boolean;
+  private readonly pingTimeoutMs: number;
+  private lastPingError = 'unreachable';
+  /** Redis' `maxmemory-policy`, where the port can send INFO (not on Upstash). */
+  readonly evictionPolicy?: () => Promise<string | null>;
+
+  constructor(port: RedisPort, options: RedisStoreOptions) {
+    this.port = port;
+    this.ns = options.namespace;
+    this.oneSlot = port.oneSlot;
+    this.ownsClient = options.ownsClient ?? false;
+    this.pingTimeoutMs = options.pingTimeoutMs ?? 1000;
+    const info = port.infoOfMasters?.bind(port);
+    if (info) {
+      // On a Cluster every master is asked and the riskiest policy wins.
+      this.evictionPolicy = () =>
+        this.call(async () =>
+          readMaxmemoryPolicy((await info('memory')).map((text) => ({ info: async () => text }))),
+        );
+    }
+  }
+
+  private async call<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw this.failure(err);
+    }
+  }
 
   /** Runs `script` (EVALSHA with NOSCRIPT fallback), mapping failures to CoordinatorError. */
-  protected abstract script(script: LuaScript, call: ScriptCall): Promise<unknown>;
+  protected script(script: LuaScript, c: ScriptCall): Promise<unknown> {
+    return this.call(() =>
+      this.port.runScript(this.port.scriptAs(script, DECLARING.has(script)), c.keys, c.args),
+    );
+  }
 
   /** Maps a client failure to a CoordinatorError without connection details. */
-  protected abstract failure(err: unknown): CoordinatorError;
+  protected failure(err: unknown): CoordinatorError {
+    return storeFailure(this.port, err);
+  }
+
+  async listStreams(): Promise<string[]> {
+    return (await this.call(() => this.port.smembers(streamsIndexKey(this.ns)))).sort();
+  }
+
+  async unregisterStream(prefix: string): Promise<void> {
+    await this.call(() => this.port.srem(streamsIndexKey(this.ns), prefix));
+  }
+
+  async tokenSecret(candidate: string): Promise<string> {
+    const key = tokenSecretKey(this.ns);
+    // NX: the first instance's candidate wins; everyone then reads the winner.
+    await this.call(() => this.port.setNx(key, candidate));
+    const stored = await this.call(() => this.port.get(key));
+    if (typeof stored !== 'string' || stored === '')
+      throw this.failure(new Error('token secret missing after SET NX'));
+    return stored;
+  }
+
+  countExisting(keys: string[]): Promise<number> {
+    return this.call(() => this.port.exists(keys));
+  }
+
+  async ping(): Promise<boolean> {
+    return (await this.pingOutcome()).ok;
+  }
+
+  async pingOutcome(): Promise<PingOutcome> {
+    // Between reconnect attempts a PING would only wait in the offline queue: answer at once,
+    // with the reason the last attempt failed (a refused password stays "credentials refused").
+    if (this.port.offline?.()) return { ok: false, error: this.lastPingError };
+    const outcome = await this.timedPing();
+    this.lastPingError = outcome.ok ? 'unreachable' : outcome.error;
+    return outcome;
+  }
+
+  private async timedPing(): Promise<PingOutcome> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('ping timed out')), this.pingTimeoutMs);
+    });
+    try {
+      const pong = await Promise.race([this.port.ping(), timeout]);
+      return pong ? { ok: true } : { ok: false, error: 'unexpected PING reply' };
+    } catch (err) {
+      return { ok: false, error: pingError(this.port, err) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsClient) await this.port.close?.();
+  }
 
   private lockKey(prefix: string, group?: string): string {
     return group === undefined
@@ -176,12 +321,6 @@ export abstract class ScriptStore {
     });
     return decodeProbe(prefix, reply);
   }
-
-  /**
-   * True when one script may touch keys of any slot (standalone Redis, Upstash): the commit then
-   * marks the due index itself. On a Cluster the due index has a slot of its own.
-   */
-  protected abstract readonly oneSlot: boolean;
 
   /**
    * One checked, atomic commit, and the due index knows of the time-driven work it creates: in
