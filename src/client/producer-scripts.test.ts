@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { RedisPipeline as PipelineLike, PipelineReply } from '../redis/port.js';
+import { runScript, type ScriptRunner } from '../store/run-script.js';
 import type { LuaScript } from '../store/scripts/lua-script.js';
 import { RedisCommandError } from './errors.js';
-import { type PipelineLike, type PipelineReply, producerScripts } from './producer-scripts.js';
+import { producerScripts, type ScriptPort } from './producer-scripts.js';
 import type { ShardCall, ShardWrite } from './redis-adapter.js';
 
 const ONE: LuaScript = { name: 'one', lua: 'return 1', sha1: 'sha-one' };
@@ -77,15 +79,28 @@ function fakeClient(opts: { failLoad?: boolean; incarnation?: string } = {}) {
       },
     };
   };
-  const scripts = producerScripts({
-    scripts: { evalsha: async () => null, eval: async () => null },
-    pipeline,
-    cacheOf,
-    replyErrors: ['Error'],
-    idempotent: ONE,
-    batch: MANY,
-  });
+  const scripts = producerScripts(
+    fakePort({ evalsha: async () => null, eval: async () => null }, pipeline, cacheOf),
+    {
+      idempotent: ONE,
+      batch: MANY,
+    },
+  );
   return { scripts, sent, caches, named };
+}
+
+/** A port over the fakes: every error they give is an error reply. */
+function fakePort(
+  scripts: ScriptRunner,
+  pipeline: () => PipelineLike,
+  cacheOf: (key: string) => string,
+): ScriptPort {
+  return {
+    runScript: (s, keys, args) => runScript(scripts, s, keys, args),
+    pipeline,
+    scriptCacheOf: cacheOf,
+    replyText: (err) => (err instanceof Error ? err.message : null),
+  };
 }
 
 describe('producer scripts > pipelines', () => {
@@ -160,22 +175,22 @@ describe('producer scripts > shard incarnations', () => {
     const calls: Array<{ keys: string[]; args: string[] }> = [];
     let next = 0;
     const make = (answer: (inc: string) => unknown) =>
-      producerScripts({
-        scripts: {
-          evalsha: async (_sha, keys, args) => {
-            calls.push({ keys, args });
-            return answer(args[0]!);
+      producerScripts(
+        fakePort(
+          {
+            evalsha: async (_sha, keys, args) => {
+              calls.push({ keys, args });
+              return answer(args[0]!);
+            },
+            eval: async () => null,
           },
-          eval: async () => null,
-        },
-        pipeline: () => {
-          throw new Error('not used');
-        },
-        cacheOf: () => '',
-        replyErrors: ['Error'],
-        idempotent: ONE,
-        batch: MANY,
-      });
+          () => {
+            throw new Error('not used');
+          },
+          () => '',
+        ),
+        { idempotent: ONE, batch: MANY },
+      );
     const write = { key: 'o:3', eventId: 'e', ttlSeconds: 5, maxLen: 10, approx: true, fields: { f: 'v' } };
     const steady = make((inc) => (inc === 'i1' ? [2, '5-0'] : [4, 'i1']));
     expect(await steady.evalIdempotent(write)).toEqual({ status: 'added', entryId: '5-0' });

@@ -1,15 +1,10 @@
 /**
- * How the producer runs its scripts, written once for every client: a single idempotent publish
- * through `runScript`, and pipelines of a batch's calls. The ioredis and @upstash/redis adapters
- * each plug in a `ScriptRunner` and a thin `PipelineLike`.
- *
- * A pipeline loads a script (SCRIPT LOAD ahead of the calls, on the same connection) only when it
- * is not yet known to be loaded in the script cache the pipeline goes to — once per server (per
- * shard key on a Cluster, whose nodes each keep their own cache), not in every pipeline. A call
- * refused with NOSCRIPT did not run (cache flushed by a restart, a failover or SCRIPT FLUSH): it is
- * sent again with the full text, and what that cache was known to hold is forgotten, so the next
- * pipeline loads again. Each shard has at most one script call per pipeline, so the re-send cannot
- * reorder its entries. No runtime import of a client: edge-safe.
+ * How the producer runs its scripts over the Redis port, written once for every client: a single
+ * idempotent publish through the port's `runScript`, and pipelines of a batch's calls through
+ * `scriptPipelines` (each script loaded once per script cache; a call refused with NOSCRIPT sent
+ * again with its text; both in src/store/run-script.ts). Each shard has at most one script call
+ * per pipeline, so the re-send cannot reorder its entries. No runtime import of a client:
+ * edge-safe.
  *
  * Idempotency markers are named after the shard's incarnation (`idempotent-publish.ts`), which
  * this module remembers per shard key. The first idempotent call to a shard (and the first after
@@ -17,7 +12,8 @@
  * script writes nothing and answers the current one, and the call goes out again with it, in the
  * next pipeline (it wrote nothing, and it is its shard's only script call, so order holds).
  */
-import { isNoScriptError, runScript, type ScriptRunner } from '../store/run-script.js';
+import type { RedisPipeline, RedisPort } from '../redis/port.js';
+import { type PipelinedCall, scriptPipelines } from '../store/run-script.js';
 import {
   decodeIdempotentReply,
   type IdempotentReply,
@@ -35,31 +31,14 @@ import {
   type ShardCall,
   toRedisCommandError,
   type WriteOutcome,
-  type XaddWrite,
   xaddOutcome,
 } from './redis-adapter.js';
 
-/** One `[error reply, reply]` of a pipeline, in the order the commands were queued. */
-export type PipelineReply = readonly [Error | null, unknown];
+/** What the producer needs of a port. */
+export type ScriptPort = Pick<RedisPort, 'runScript' | 'pipeline' | 'scriptCacheOf' | 'replyText'>;
 
-/** One pipeline of a client, reduced to the commands the producer queues on it. */
-export interface PipelineLike {
-  scriptLoad(lua: string): void;
-  evalsha(sha1: string, keys: string[], args: string[]): void;
-  eval(lua: string, keys: string[], args: string[]): void;
-  xadd(w: XaddWrite): void;
-  /** One reply per queued command; rejects when the whole pipeline failed (nothing is known). */
-  exec(): Promise<readonly PipelineReply[]>;
-}
-
-/** What the shared code needs of a client. */
-export interface ScriptClient {
-  scripts: ScriptRunner;
-  pipeline(): PipelineLike;
-  /** The script cache that serves `key` (one name for every key of a single server). */
-  cacheOf(key: string): string;
-  /** Names the client gives an error reply (Redis refused the command: nothing was written). */
-  replyErrors: readonly string[];
+/** The two scripts, as the port sends them. */
+export interface ProducerScriptSet {
   idempotent: LuaScript;
   batch: LuaScript;
 }
@@ -89,10 +68,8 @@ function incarnationChurn(key: string): RedisCommandError {
 }
 
 /** The script calls of a producer adapter; the caches it knows are per adapter. */
-export function producerScripts(client: ScriptClient): ProducerScripts {
-  const { idempotent, batch, replyErrors } = client;
-  // SHA1s known to be loaded, per script cache.
-  const loaded = new Map<string, Set<string>>();
+export function producerScripts(port: ScriptPort, { idempotent, batch }: ProducerScriptSet): ProducerScripts {
+  const pipelines = scriptPipelines(port);
   // The incarnation each shard key was last seen in; '' (absent) = not known yet.
   const incarnations = new Map<string, string>();
   const incarnationOf = (key: string): string => incarnations.get(key) ?? '';
@@ -100,7 +77,6 @@ export function producerScripts(client: ScriptClient): ProducerScripts {
     idempotentPublishKeys(w.key, w.eventId, inc);
   const argsOf = (w: Omit<IdempotentWrite, 'kind'>, inc: string): string[] =>
     idempotentPublishArgs(inc, w.ttlSeconds, w.maxLen, w.approx, w.fields);
-  const cacheOfCall = (call: ShardCall) => client.cacheOf(call.writes[0]!.key);
   const scriptOf = (call: ShardCall): LuaScript | undefined =>
     call.batch ? batch : call.writes[0]!.kind === 'idempotent' ? idempotent : undefined;
 
@@ -110,7 +86,7 @@ export function producerScripts(client: ScriptClient): ProducerScripts {
     else if (out.some((o) => o.status === 'missing')) incarnations.delete(key);
   }
 
-  function queue(p: PipelineLike, call: ShardCall, fullText: boolean): void {
+  function queue(p: RedisPipeline, call: ShardCall, fullText: boolean): void {
     const w = call.writes[0]!;
     const inc = incarnationOf(w.key);
     if (call.batch) {
@@ -125,7 +101,7 @@ export function producerScripts(client: ScriptClient): ProducerScripts {
   function decode(call: ShardCall, reply: unknown): CallOutcome {
     const w = call.writes[0]!;
     let out: CallOutcome;
-    if (call.batch) out = batchOutcomes(reply, call.writes, replyErrors[0]!);
+    if (call.batch) out = batchOutcomes(reply, call.writes);
     else if (w.kind === 'xadd') out = [xaddOutcome(reply)];
     else {
       const r = decodeIdempotentReply(reply);
@@ -135,46 +111,27 @@ export function producerScripts(client: ScriptClient): ProducerScripts {
     return out;
   }
 
-  /** Sends `calls` once (by SHA, or with `fullText`); `refused` are the indexes refused with NOSCRIPT. */
-  async function send(
-    calls: readonly ShardCall[],
-    fullText: boolean,
-  ): Promise<{ outcomes: CallOutcome[]; refused: number[] }> {
-    const p = client.pipeline();
-    const unloaded = fullText
-      ? []
-      : calls.filter((c) => {
-          const s = scriptOf(c);
-          return s !== undefined && !loaded.get(cacheOfCall(c))?.has(s.sha1);
-        });
-    const loads = [...new Set(unloaded.map((c) => scriptOf(c)!))];
-    for (const s of loads) p.scriptLoad(s.lua);
-    for (const call of calls) queue(p, call, fullText);
-    let replies: readonly PipelineReply[];
-    try {
-      replies = await p.exec();
-    } catch (err) {
-      // The whole pipeline failed (connection lost, cross-slot refusal): every write shares it.
-      const error = toRedisCommandError(err, `pipeline to ${calls[0]?.writes[0]?.key}`, replyErrors);
-      return { outcomes: calls.map((c) => c.writes.map(() => ({ status: 'error', error }))), refused: [] };
-    }
-    for (const c of unloaded) {
-      const s = scriptOf(c)!;
-      const r = replies[loads.indexOf(s)];
-      if (!r || r[0]) continue;
-      const cache = cacheOfCall(c);
-      const known = loaded.get(cache);
-      if (known) known.add(s.sha1);
-      else loaded.set(cache, new Set([s.sha1]));
-    }
-    const refused: number[] = [];
-    const outcomes = calls.map((call, i): CallOutcome => {
-      const r = replies[i + loads.length];
+  /** One pipeline of `calls` (and again with the text for those refused with NOSCRIPT). */
+  async function sendLoaded(calls: readonly ShardCall[]): Promise<CallOutcome[]> {
+    const queued = calls.map(
+      (call): PipelinedCall<RedisPipeline> => ({
+        script: scriptOf(call),
+        key: call.writes[0]!.key,
+        queue: (p, fullText) => queue(p, call, fullText),
+      }),
+    );
+    const answers = await pipelines(queued);
+    return calls.map((call, i): CallOutcome => {
+      const answer = answers[i]!;
       const w = call.writes[0]!;
+      if ('lost' in answer) {
+        const error = toRedisCommandError(answer.lost, `pipeline to ${w.key}`, port);
+        return call.writes.map(() => ({ status: 'error', error }));
+      }
+      const r = answer.reply;
       if (!r || r[0]) {
         const err = r?.[0] ?? new Error('no reply in pipeline result');
-        if (!fullText && scriptOf(call) && isNoScriptError(err)) refused.push(i);
-        const error = toRedisCommandError(err, describeWrite(w), r ? replyErrors : []);
+        const error = toRedisCommandError(err, describeWrite(w), r ? port : []);
         return call.writes.map(() => ({ status: 'error', error }));
       }
       try {
@@ -184,23 +141,6 @@ export function producerScripts(client: ScriptClient): ProducerScripts {
         return call.writes.map(() => ({ status: 'error', error }));
       }
     });
-    return { outcomes, refused };
-  }
-
-  /** One pipeline of `calls`, and again with the full text for the calls refused with NOSCRIPT. */
-  async function sendLoaded(calls: readonly ShardCall[]): Promise<CallOutcome[]> {
-    const first = await send(calls, false);
-    if (first.refused.length === 0) return first.outcomes;
-    const second = await send(
-      first.refused.map((i) => calls[i]!),
-      true,
-    );
-    first.refused.forEach((i, j) => {
-      first.outcomes[i] = second.outcomes[j]!;
-      // The cache that refused it was emptied: whatever it was known to hold must load again.
-      loaded.delete(cacheOfCall(calls[i]!));
-    });
-    return first.outcomes;
   }
 
   return {
@@ -210,10 +150,10 @@ export function producerScripts(client: ScriptClient): ProducerScripts {
         let reply: IdempotentReply | StaleIncarnation;
         try {
           reply = decodeIdempotentReply(
-            await runScript(client.scripts, idempotent, keysOf(write, inc), argsOf(write, inc)),
+            await port.runScript(idempotent, keysOf(write, inc), argsOf(write, inc)),
           );
         } catch (err) {
-          throw toRedisCommandError(err, `idempotent publish to ${write.key}`, replyErrors);
+          throw toRedisCommandError(err, `idempotent publish to ${write.key}`, port);
         }
         if (reply.status !== 'stale') {
           learn(write.key, [reply]);

@@ -1,40 +1,15 @@
 /**
- * `ScriptRunner` over @upstash/redis (Redis over HTTPS): the Worker store, its inspector and the
- * edge producer run their scripts through it with `runScript`. Imports nothing at runtime.
+ * Upstash's per-key script locks. Imports nothing at runtime.
  *
  * Upstash runs a script under its global lock (nothing else runs meanwhile) unless the script's
  * text starts with the `allow-key-locking` shebang; then only the keys passed in KEYS are locked
  * and scripts on other keys run in parallel (docs/workers.md#upstash-key-locking). A key the script
  * did not declare is then refused, so only scripts that declare every key they touch may carry
- * it; each Upstash component lists its own. The flag is part of the text, so the flagged script
- * has its own SHA1, computed here once per script (Workers have no synchronous SHA-1).
+ * it; each component lists its own, and the Upstash port (src/redis/upstash-port.ts) flags them
+ * when told to. The flag is part of the text, so the flagged script has its own SHA1, computed
+ * here once per script (Workers have no synchronous SHA-1).
  */
-import { upstashReplyText } from '../redis/upstash-port.js';
-import type { ScriptRunner } from './run-script.js';
 import type { LuaScript } from './scripts/lua-script.js';
-
-/** The script commands of an @upstash/redis client (a real `Redis` satisfies it). */
-export interface UpstashScriptClient {
-  evalsha(sha1: string, keys: string[], args: string[]): Promise<unknown>;
-  eval(lua: string, keys: string[], args: string[]): Promise<unknown>;
-}
-
-const noop = () => undefined;
-
-/** The runner of `client`; `onRequest` is called once per REST request (a NOSCRIPT fallback makes two). */
-export function upstashScriptRunner(client: UpstashScriptClient, onRequest: () => void = noop): ScriptRunner {
-  return {
-    evalsha: (sha1, keys, args) => {
-      onRequest();
-      return client.evalsha(sha1, keys, args);
-    },
-    eval: (lua, keys, args) => {
-      onRequest();
-      return client.eval(lua, keys, args);
-    },
-    replyText: upstashReplyText,
-  };
-}
 
 /** The first line of a script Upstash runs under per-key locks. Redis 7 refuses the flag. */
 export const KEY_LOCKING_SHEBANG = '#!lua flags=allow-key-locking\n';
@@ -50,19 +25,6 @@ export function withKeyLocking(script: LuaScript): LuaScript {
     flagged.set(script, out);
   }
   return out;
-}
-
-/**
- * What each script runs as: with `on`, the scripts of `declaring` (those that touch only the keys
- * they are passed) carry the key-locking flag; every other script, and all of them without `on`,
- * run as they are.
- */
-export function keyLockingPicker(
-  on: boolean,
-  declaring: ReadonlySet<LuaScript>,
-): (script: LuaScript) => LuaScript {
-  if (!on) return (script) => script;
-  return (script) => (declaring.has(script) ? withKeyLocking(script) : script);
 }
 
 /**
