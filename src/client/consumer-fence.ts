@@ -7,7 +7,7 @@
  * `(epoch, memberId)` in the same script call. A refusal throws `OwnershipLostError` and
  * nothing is written. Scripts run through `runScript` (EVALSHA, EVAL on NOSCRIPT).
  */
-import { ioredisScriptRunner } from '../store/ioredis-script.js';
+import { ioredisScriptRunner } from '../redis/ioredis-port.js';
 import { runScript, type ScriptRunner } from '../store/run-script.js';
 import type { LuaScript } from '../store/scripts/lua-script.js';
 import {
@@ -23,7 +23,6 @@ import {
   type ConsumerClient,
   ConsumerRedis,
   parseEntries,
-  REPLY_ERRORS,
   type StreamEntry,
   text,
 } from './consumer-redis.js';
@@ -45,16 +44,14 @@ export interface Fence {
 /** The consumer's commands on one granted shard, fenced by its ownership token. */
 export class FencedRedis extends ConsumerRedis {
   private readonly fenceArgs: string[];
-  private readonly scripts: ScriptRunner;
   private ride: { conn: ConsumerClient; runner: ScriptRunner } | undefined;
 
   constructor(
     private readonly base: ConsumerRedis,
     readonly fence: Fence,
   ) {
-    super(base.client, base.group);
+    super(base.client, base.group, base.port);
     this.fenceArgs = [base.group, String(fence.epoch), fence.memberId];
-    this.scripts = ioredisScriptRunner(base.client);
   }
 
   /** Shares the base's answer (asked once per consumer, not per grant). */
@@ -139,18 +136,20 @@ export class FencedRedis extends ConsumerRedis {
           this.fencedReply(reply, key, 'XACK');
           return null;
         },
-        (err) => toRedisCommandError(err, `fenced XACK ${key}`, REPLY_ERRORS),
+        (err) => toRedisCommandError(err, `fenced XACK ${key}`, this.port),
       )
       .catch((err: Error) => err);
   }
 
   /**
-   * The runner of acks that ride on `conn`: EVALSHA there, EVAL on the shared client. Kept for the
-   * last `conn` (a reader sends on one connection): building it per ack cost ~1.5 µs of CPU each.
+   * The runner of acks that ride on `conn`, a dedicated ioredis connection: EVALSHA there, EVAL
+   * on the shared client. Kept for the last `conn` (a reader sends on one connection): building it
+   * per ack cost ~1.5 µs of CPU each.
    */
   private rideRunner(conn: ConsumerClient): ScriptRunner {
     if (this.ride?.conn !== conn) {
-      this.ride = { conn, runner: { evalsha: ioredisScriptRunner(conn).evalsha, eval: this.scripts.eval } };
+      const shared = ioredisScriptRunner(this.client);
+      this.ride = { conn, runner: { ...shared, evalsha: ioredisScriptRunner(conn).evalsha } };
     }
     return this.ride.runner;
   }
@@ -180,7 +179,7 @@ export class FencedRedis extends ConsumerRedis {
   }
 
   private script(s: LuaScript, what: string, keys: string[], args: string[]): Promise<unknown> {
-    return this.run(what, () => runScript(this.scripts, s, keys, args));
+    return this.run(what, () => this.port.runScript(s, keys, args));
   }
 }
 

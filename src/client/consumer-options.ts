@@ -3,7 +3,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Cluster, Redis } from 'ioredis';
+import type { IoredisClient } from '../redis/ioredis-port.js';
 import type { ConsumerListeners } from './consumer-events.js';
 import { InvalidOptionsError } from './errors.js';
 import type { Credentials, FetchLike } from './transport.js';
@@ -59,7 +59,7 @@ export interface ConsumerOptions {
   /** Processes one record. */
   handler: ConsumerHandler;
   /** ioredis client (standalone or Cluster) for acks, claims and dead letters; duplicated for blocking reads. The caller keeps owning it. */
-  redis: Redis | Cluster;
+  redis: IoredisClient;
   /** Basic `{username, password}` or `{token}`; needs MEMBER when the coordinator authenticates heartbeats. @default none */
   credentials?: Credentials | undefined;
   /** @default globalThis.fetch */

@@ -2,14 +2,17 @@
  * The consumer's Redis commands over ioredis (standalone or Cluster). Every command names one
  * shard key (or the dead-letter key), so all of them are Cluster-safe. Replies are parsed
  * whatever the connection's protocol (RESP2, RESP3 legacy or RESP3 maps). Failures are thrown
- * as `RedisCommandError`.
+ * as `RedisCommandError`, told apart (refused or in doubt) by the Redis port; scripts and INFO go
+ * through the port too. What stays on the ioredis client is the consumer's own: stream-group
+ * commands and the dedicated connections that block on XREADGROUP.
  */
-import type { Cluster, Redis } from 'ioredis';
+import { duplicateClient, type IoredisClient, ioredisPort } from '../redis/ioredis-port.js';
+import type { RedisPort } from '../redis/port.js';
 import type { RedisCommandError } from './errors.js';
 import { toRedisCommandError } from './redis-adapter.js';
 
 /** An ioredis client the consumer accepts. */
-export type ConsumerClient = Redis | Cluster;
+export type ConsumerClient = IoredisClient;
 
 /** One stream entry; `fields` is null when the entry was deleted while pending. */
 export interface StreamEntry {
@@ -25,13 +28,9 @@ export interface PendingEntry {
   deliveries: number;
 }
 
-export const REPLY_ERRORS = ['ReplyError'];
-
 /** A dedicated connection for blocking reads (a blocked connection serves nobody else). */
 export function dedicatedConnection(client: ConsumerClient): ConsumerClient {
-  const conn: ConsumerClient = client.isCluster
-    ? (client as Cluster).duplicate()
-    : (client as Redis).duplicate();
+  const conn = duplicateClient(client);
   // Failures reach the read loop as rejected commands; the event would only be noise.
   conn.on('error', () => {});
   return conn;
@@ -53,6 +52,8 @@ export class ConsumerRedis {
   constructor(
     readonly client: ConsumerClient,
     readonly group: string,
+    /** Scripts, INFO, and how a failure reads. @default the port over `client` */
+    readonly port: RedisPort = ioredisPort(client),
   ) {}
 
   /** `XREADGROUP GROUP g c COUNT n BLOCK t STREAMS key >` on `conn`. */
@@ -88,7 +89,7 @@ export class ConsumerRedis {
     const ack = this.sendAck(conn, key, ackIds);
     const read = conn.call('XREADGROUP', ...args).then(
       (reply) => parseReadReply(reply),
-      (err) => toRedisCommandError(err, `XREADGROUP ${key}`, REPLY_ERRORS),
+      (err) => toRedisCommandError(err, `XREADGROUP ${key}`, this.port),
     );
     return { ackError: await ack, read: await read };
   }
@@ -101,7 +102,7 @@ export class ConsumerRedis {
   protected sendAck(conn: ConsumerClient, key: string, ackIds: readonly string[]): Promise<Error | null> {
     return conn.xack(key, this.group, ...ackIds).then(
       () => null,
-      (err) => toRedisCommandError(err, `XACK ${key}`, REPLY_ERRORS),
+      (err) => toRedisCommandError(err, `XACK ${key}`, this.port),
     );
   }
 
@@ -194,7 +195,7 @@ export class ConsumerRedis {
         .exec(),
     );
     const failed = replies?.find(([err]) => err);
-    if (failed?.[0]) throw toRedisCommandError(failed[0], `XACK+XDEL ${key}`, REPLY_ERRORS);
+    if (failed?.[0]) throw toRedisCommandError(failed[0], `XACK+XDEL ${key}`, this.port);
   }
 
   /** `XADD deadLetterKey * fields…`; the new entry id. */
@@ -203,15 +204,16 @@ export class ConsumerRedis {
     return text(reply);
   }
 
-  /** True when the server has `XACKDEL` (Redis ≥ 8.2, by `INFO server`); asked once. */
+  /** True when the server (every master of a Cluster) has `XACKDEL` (Redis ≥ 8.2, by `INFO server`); asked once. */
   supportsAckDel(): Promise<boolean> {
-    this.ackDelSupport ??= this.client
-      .info('server')
-      .then((info) => supportsAckDelete(String(info)))
-      .catch(() => {
-        this.ackDelSupport = undefined;
-        return false;
-      });
+    const unknown = () => {
+      this.ackDelSupport = undefined;
+      return false;
+    };
+    this.ackDelSupport ??= (this.port.infoOfMasters?.('server') ?? Promise.resolve([])).then(
+      (infos) => (infos.length === 0 ? unknown() : infos.every((info) => supportsAckDelete(String(info)))),
+      unknown,
+    );
     return this.ackDelSupport;
   }
 
@@ -222,7 +224,7 @@ export class ConsumerRedis {
     try {
       return await fn();
     } catch (err) {
-      throw toRedisCommandError(err, what, REPLY_ERRORS) as RedisCommandError;
+      throw toRedisCommandError(err, what, this.port) as RedisCommandError;
     }
   }
 }

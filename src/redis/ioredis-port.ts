@@ -78,6 +78,11 @@ export function onConnectionErrors(client: IoredisClient, listener: (err: unknow
   if (client.isCluster) (client as Cluster).on('node error', listener);
 }
 
+/** A new client with `client`'s settings (a blocked connection serves nobody else). */
+export function duplicateClient(client: IoredisClient): IoredisClient {
+  return client.isCluster ? (client as Cluster).duplicate() : (client as Redis).duplicate();
+}
+
 /** Options of `ioredisPort`. */
 export interface IoredisPortOptions {
   /**
