@@ -108,6 +108,23 @@ describe('fast path > what the store checks before answering from it', () => {
     expect(await answeredFast(d, req)).toBe(false);
   });
 
+  it('keeps answering steady members across many leases, re-arming the cached next-due time', async () => {
+    const d = await Driver.open(2);
+    await d.joinAndSettle('A');
+    const req = hb('A', { epoch: 2, mv: 2, owned: [0, 1], progress: [0, 1] });
+    await d.send(req);
+    // The commit cached the earliest lease, deadline or timer: the lease it just granted.
+    const first = Number(await d.cachedNextDue());
+    expect(first).toBeGreaterThan(d.now);
+    expect(first).toBeLessThanOrEqual(d.now + CONFIG.memberLeaseTtlMs);
+    for (let i = 0; i < (3 * CONFIG.memberLeaseTtlMs) / CONFIG.heartbeatIntervalMs; i++) {
+      d.advance(CONFIG.heartbeatIntervalMs);
+      expect(await answeredFast(d, req)).toBe(true);
+      // Renewals moved the lease later; once the cached time passed, an answer set it again.
+      expect(Number(await d.cachedNextDue())).toBeGreaterThan(d.now);
+    }
+  });
+
   it('refuses it once the stream was resharded', async () => {
     const { d, req } = await settled();
     await d.scale(3);

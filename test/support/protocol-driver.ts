@@ -169,6 +169,12 @@ export class Driver {
     });
   }
 
+  /** The group header's cached earliest due time (`nd`: ms, '-' for none, null when absent). */
+  async cachedNextDue(): Promise<string | null> {
+    const keys = groupKeys(this.stack.config.keyPrefix, this.prefix, this.prefix);
+    return this.stack.redis.hget(keys.header, 'nd');
+  }
+
   /** How many heartbeats the fast path answered so far. */
   fastPathHits(): number {
     return this.events.filter((e) => e.type === 'fast-path' && e.hit).length;

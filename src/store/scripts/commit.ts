@@ -336,4 +336,4 @@ return reply(1)
 `;
 
 /** Checks, then writes, of one plan (see the header comment). */
-export const COMMIT: LuaScript = { name: 'commit', lua, sha1: '9bfc062a53654cd4ecd6d2c47402fe53f40c4bbc' };
+export const COMMIT: LuaScript = { name: 'commit', lua, sha1: 'ce582f6a4445f0967c1fbf3525be4021dfbcf1bf' };

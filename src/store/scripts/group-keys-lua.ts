@@ -28,10 +28,19 @@ const COUNTED: ReadonlyArray<readonly [field: string, slot: number, command: str
 ];
 
 /**
- * Lua defining `damaged(key)` and `recount(key)`, where `key(slot)` names one of a group's keys
- * (slot 1 = the header, then `GROUP_KEY_PARTS` order). `damaged` returns nil when every counted
- * index has the size the header recorded (or the header has recorded none yet), else the list of
- * the parts that differ. `recount` records the current sizes in the header.
+ * The time-ordered indexes (leases, deadlines, timers): the header caches the earliest score of
+ * the three as `nd` ('-' when all are empty), so the member read's fast path knows nothing is due
+ * without reading them. `nd` is never later than the truth: every commit sets it exactly, and the
+ * only other write to these indexes, the fast path's lease renewal, only moves a score later.
+ */
+const TIMED_SLOTS = [6, 9, 10] as const;
+
+/**
+ * Lua defining `damaged(key)`, `nextDue(key)` and `recount(key)`, where `key(slot)` names one of
+ * a group's keys (slot 1 = the header, then `GROUP_KEY_PARTS` order). `damaged` returns nil when
+ * every counted index has the size the header recorded (or the header has recorded none yet),
+ * else the list of the parts that differ. `nextDue` is the earliest score of the timed indexes
+ * ('-' when none). `recount` records the current sizes and `nd` = `nextDue` in the header.
  */
 export const INTEGRITY_LUA = `local COUNTED = { ${COUNTED.map(([f, s, c, p]) => `{ '${f}', ${s}, '${c}', '${p}' }`).join(', ')} }
 local function damaged(key)
@@ -48,12 +57,24 @@ local function damaged(key)
   end
   return out
 end
+local function nextDue(key)
+  local at = nil
+  for _, slot in ipairs({ ${TIMED_SLOTS.join(', ')} }) do
+    local first = redis.call('ZRANGE', key(slot), 0, 0, 'WITHSCORES')[2]
+    if first and (not at or tonumber(first) < tonumber(at)) then
+      at = first
+    end
+  end
+  return at or '-'
+end
 local function recount(key)
   local v = {}
   for _, c in ipairs(COUNTED) do
     v[#v + 1] = c[1]
     v[#v + 1] = redis.call(c[3], key(c[2]))
   end
+  v[#v + 1] = 'nd'
+  v[#v + 1] = nextDue(key)
   redis.call('HSET', key(1), unpack(v))
 end
 `;

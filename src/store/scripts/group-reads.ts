@@ -63,14 +63,14 @@ return out
 export const ASSIGNMENT_READ: LuaScript = {
   name: 'assignment-read',
   lua: assignment,
-  sha1: 'df483dca6826069d1ea6762eb90507e860abaab5',
+  sha1: '82c9402496b498e8c35122f7ebe986af880d1683',
 };
 
 /** The records of the named members (with lease, heartbeat time, target and deadline). */
 export const MEMBERS_READ: LuaScript = {
   name: 'members-read',
   lua: members,
-  sha1: 'fd13204f666621edc708a2f34367a9ccf829dd32',
+  sha1: 'b1356b9063e9184e0d4fa092c4a7b3150c22c3f9',
 };
 
 const due = `${prelude}local k = tonumber(ARGV[3])
@@ -88,7 +88,7 @@ return { 1, redis.call('ZRANGEBYSCORE', K[7], '-inf', '(' .. ARGV[2], 'LIMIT', 0
 export const DUE_READ: LuaScript = {
   name: 'due-read',
   lua: due,
-  sha1: '04cc02af9c640e38a4bb49faef0f2df934cddca7',
+  sha1: '7fa86019e6ae385152f36f6ee01f79bfd58a185f',
 };
 
 const records = `${GROUP_KEYS_LUA}local s = redis.call('HMGET', KEYS[1], 'rev', 'layout')

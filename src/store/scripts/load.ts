@@ -79,4 +79,4 @@ return out
 `;
 
 /** Reads a stream and its groups whole. */
-export const LOAD: LuaScript = { name: 'load', lua, sha1: 'e4ba2a12b0dbb8da2980825bae1570901e7c3b24' };
+export const LOAD: LuaScript = { name: 'load', lua, sha1: '77c6a8bbc45d2b9c67af98d145afdf7f0593e6a5' };

@@ -73,9 +73,17 @@ end
 local rec = redis.call('HGET', K[3], m)
 local tgt = redis.call('HGET', K[5], m)
 local lease = redis.call('ZSCORE', K[7], m)
-local expired = redis.call('ZRANGEBYSCORE', K[7], '-inf', '(' .. now, 'LIMIT', 0, k)
-local deadlines = redis.call('ZRANGEBYSCORE', K[10], '-inf', now, 'LIMIT', 0, k)
-local timers = redis.call('ZRANGEBYSCORE', K[11], '-inf', now, 'LIMIT', 0, k)
+local expired, deadlines, timers
+local function readDue()
+  if not expired then
+    expired = redis.call('ZRANGEBYSCORE', K[7], '-inf', '(' .. now, 'LIMIT', 0, k)
+    deadlines = redis.call('ZRANGEBYSCORE', K[10], '-inf', now, 'LIMIT', 0, k)
+    timers = redis.call('ZRANGEBYSCORE', K[11], '-inf', now, 'LIMIT', 0, k)
+  end
+end
+local function groupKey(slot)
+  return K[slot + 1]
+end
 
 local function liveAt(v)
   local head = v and string.match(v, '^{"at":%-?%d+')
@@ -84,7 +92,18 @@ end
 
 local recovering = hf.rc and tonumber(hf.rc) > tonumber(now)
 
-if fastKey ~= '' and rec and lease and not hf.cr and not recovering and #expired == 0 and #deadlines == 0 and #timers == 0 then
+-- Nothing is due while the header's cached earliest time ('nd') lies ahead; once it has passed,
+-- the indexes are read, and when they hold nothing due after all (renewals moved the earliest
+-- lease later) the answer sets the cache again, so a steady group reads them about once per lease.
+local quiet = hf.nd == '-' or (hf.nd ~= nil and tonumber(now) < tonumber(hf.nd))
+local stale = false
+if fastKey ~= '' and rec and lease and not hf.cr and not recovering and not quiet then
+  readDue()
+  quiet = #expired == 0 and #deadlines == 0 and #timers == 0
+  stale = quiet
+end
+
+if fastKey ~= '' and rec and lease and not hf.cr and not recovering and quiet then
   local fp = redis.call('HGET', K[9], m)
   if fp then
     local head = (hf.ge or '') .. '|' .. (hf.ae or '') .. '|' .. (hf.mv or '') .. '|' .. s[1] .. '|'
@@ -117,6 +136,9 @@ if fastKey ~= '' and rec and lease and not hf.cr and not recovering and #expired
     end
     if ok then
       redis.call('ZADD', K[7], 'XX', 'GT', ARGV[5], m)
+      if stale then
+        redis.call('HSET', K[2], 'nd', nextDue(groupKey))
+      end
       local _, at = liveAt(redis.call('HGET', K[8], m))
       if not at or tonumber(now) >= tonumber(at) then
         redis.call('HSET', K[8], m, '{"at":' .. now .. ',"progress":' .. ARGV[6] .. '}')
@@ -131,6 +153,7 @@ local lost = lostParts()
 if lost then
   return { -6, lost }
 end
+readDue()
 
 local info = redis.pcall('INFO', 'server')
 local run = type(info) == 'string' and string.match(info, 'run_id:(%x+)') or nil
@@ -217,5 +240,5 @@ return { 1, s[1], s[2], h, rec or false, tgt or false, lease or false, at or fal
 export const MEMBER_READ: LuaScript = {
   name: 'member-read',
   lua,
-  sha1: '4a9062bd31ce7de850b52a9a2d9334ec4cc00c73',
+  sha1: '70e9da2df8987a5bff15b72936b7776d9506cd56',
 };

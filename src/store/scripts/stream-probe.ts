@@ -85,5 +85,5 @@ return out
 export const STREAM_PROBE: LuaScript = {
   name: 'stream-probe',
   lua,
-  sha1: '6c736dbeaeb16222af76fb9840b704b40d248da1',
+  sha1: '8e5a22ac81b0f9bce40ff683170ff52eecbf7b1c',
 };
