@@ -89,6 +89,11 @@ function authHint(source: CredentialSource): string {
   return 'check the credentials';
 }
 
+/** The API's message with its query parameters named as this CLI's flags (`force=true` → `--force`). */
+function asFlags(detail: string): string {
+  return detail.replace(/\bforce=true\b/g, '--force');
+}
+
 /** The failure for a non-2xx answer. */
 function httpFailure(err: CoordinatorHttpError, source: CredentialSource): CliFailure {
   const { status, errorCode, detail } = err;
@@ -96,6 +101,7 @@ function httpFailure(err: CoordinatorHttpError, source: CredentialSource): CliFa
   if (status === 403)
     return new CliFailure(EXIT.AUTH, 'HTTP 403 forbidden: your role does not allow this request', err);
   const code = status >= 500 ? EXIT.SERVER_ERROR : EXIT.CLIENT_ERROR;
-  if (errorCode !== undefined) return new CliFailure(code, `HTTP ${status} ${errorCode}: ${detail}`, err);
+  if (errorCode !== undefined)
+    return new CliFailure(code, `HTTP ${status} ${errorCode}: ${asFlags(detail)}`, err);
   return new CliFailure(code, `HTTP ${status}${detail ? `: ${detail}` : ''}`, err);
 }

@@ -58,13 +58,14 @@ export function shardRanges(shards: ReadonlyArray<number | { shardIndex: number 
   return parts.join(',');
 }
 
-/** Seconds from `now` to an ISO instant, e.g. `in 12s` / `3s ago`. */
+/** Seconds from `now` to an ISO instant, e.g. `in 12s` / `3s ago` / `now` (within half a second). */
 export function relativeTime(iso: string | null, now: number): string {
   if (!iso) return '-';
   const t = Date.parse(iso);
   if (Number.isNaN(t)) return iso;
   const s = Math.round((t - now) / 1000);
-  return s >= 0 ? `in ${s}s` : `${-s}s ago`;
+  if (s === 0) return 'now';
+  return s > 0 ? `in ${s}s` : `${-s}s ago`;
 }
 
 /** A migration on one line: `reshard-… 4→8 ACTIVE`. */

@@ -143,6 +143,13 @@ describe('cli > commands against a coordinator', () => {
     expect(offsets.stdout).toContain(`${p}:1`);
     expect(offsets.stdout).toMatch(/total: length 1,/);
     expect(JSON.parse(offsetsJson.stdout).totalStreamLength).toBe(1);
+    // A heartbeat just now reads as "now", never "in 0s".
+    expect(members.stdout).not.toMatch(/in 0s/);
+    // A refusal names the CLI's flag, not the API's query parameter.
+    const refused = await cli(['groups', 'delete', p, p, '--reason', 'cleanup']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/HTTP 409 \w+: .*pass --force/);
+    expect(refused.stderr).not.toContain('force=true');
   });
 
   it('scales a stream and reads its migration back', async () => {
