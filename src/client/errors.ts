@@ -157,7 +157,9 @@ export class StreamMissingError extends ClientError {
   constructor(streamKey: string, attempts: number, cause?: unknown) {
     super(
       'STREAM_MISSING',
-      `shard stream '${streamKey}' does not exist (after ${attempts} attempt(s) with refreshed routing)`,
+      `shard stream '${streamKey}' does not exist (after ${attempts} attempt(s) with refreshed routing); ` +
+        "the coordinator creates every shard stream, so this producer's Redis is likely not the coordinator's: " +
+        'check its REDIS_URL (`npm start` prints the one of its private Redis)',
       // Retriable: routing usually catches up with a resharding within one lease.
       { retriable: true, cause },
     );

@@ -103,6 +103,8 @@ describe('producer > stale route after a scale-in retirement', () => {
     const err = await prod.publish({ partitionKey: 'k', fields: { a: '1' } }).catch((e) => e);
     expect(err).toBeInstanceOf(StreamMissingError);
     expect(err).toMatchObject({ code: 'STREAM_MISSING', streamKey: `${p}:0`, attempts: 3 });
+    // The likeliest cause for a newcomer: a producer pointed at another Redis than the coordinator's.
+    expect(err.message).toContain('check its REDIS_URL');
     // First fetch, then one refetch per stale attempt but the last.
     expect(double.requests()).toBe(3);
     expect(await redis.exists(`${p}:0`)).toBe(0);
