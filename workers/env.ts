@@ -6,8 +6,16 @@
 import { z } from 'zod';
 import { keyLockingByDefault } from '../src/store/upstash-script.js';
 
-/** Bindings as Workers hands them over: `[vars]` and secrets by name. */
-export type WorkerEnv = Record<string, unknown>;
+/**
+ * Bindings as Workers hands them over: the `vars` of wrangler.jsonc and the secrets listed in
+ * .dev.vars.example, typed by `wrangler types` into env.generated.d.ts (`npm run types:worker`;
+ * a test fails when that file is stale). Partial: a deployment may leave any of them unset (the
+ * schemas here and in src/config.ts say what is required). Every other variable of
+ * docs/operating.md#configuration is read too, by name, whatever the type declares; in a Worker
+ * project that re-exports this entry, `Cloudflare.Env` is that project's own, so its handler
+ * satisfies `ExportedHandler<Env>`.
+ */
+export type WorkerEnv = Partial<Cloudflare.Env>;
 
 /** The part of `ScheduledController` the Worker reads. */
 export interface ScheduledControllerLike {

@@ -12,10 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { Miniflare } from 'miniflare';
+import { compatibilityDate } from './wrangler-config.js';
 
 const execFileAsync = promisify(execFile);
 
-/** Repository root (where wrangler.toml lives). */
+/** Repository root (where wrangler.jsonc lives). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** A built Worker bundle. */
@@ -27,7 +28,7 @@ export interface WorkerBundle {
   /** Size in bytes, raw and gzipped. */
   bytes: number;
   gzipBytes: number;
-  /** `compatibility_date` of wrangler.toml, which Miniflare must use too. */
+  /** `compatibility_date` of wrangler.jsonc, which Miniflare must use too. */
   compatibilityDate: string;
 }
 
@@ -49,9 +50,7 @@ async function build(): Promise<WorkerBundle> {
   });
   const scriptPath = join(outdir, 'index.js');
   const code = await readFile(scriptPath, 'utf8');
-  const toml = await readFile(join(REPO_ROOT, 'wrangler.toml'), 'utf8');
-  const date = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1];
-  if (!date) throw new Error('wrangler.toml has no compatibility_date');
+  const date = await compatibilityDate();
   return {
     scriptPath,
     code,

@@ -2,9 +2,9 @@
  * Bundles `worker.ts` as a Worker build would: one self-contained ES module for a fetch runtime
  * (platform neutral, Worker export conditions), so nothing Node-only can slip in unnoticed.
  */
-import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { compatibilityDate } from '../../support/wrangler-config.js';
 
 /** A bundled Worker module and what went into it. */
 export interface EdgeBundle {
@@ -14,7 +14,7 @@ export interface EdgeBundle {
   inputs: string[];
   /** Imports left unresolved in the output (a self-contained Worker has none). */
   externalImports: string[];
-  /** `compatibility_date` of wrangler.toml, so Miniflare runs the same runtime as the real Worker. */
+  /** `compatibility_date` of wrangler.jsonc, so Miniflare runs the same runtime as the real Worker. */
   compatibilityDate: string;
 }
 
@@ -39,13 +39,10 @@ export async function bundleEdgeWorker(): Promise<EdgeBundle> {
   const output = result.outputFiles[0];
   if (!output) throw new Error('esbuild produced no output');
   const meta = Object.values(result.metafile.outputs)[0];
-  const toml = await readFile(`${ROOT}wrangler.toml`, 'utf8');
-  const compatibilityDate = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1];
-  if (!compatibilityDate) throw new Error('wrangler.toml has no compatibility_date');
   return {
     code: output.text,
     inputs: Object.keys(result.metafile.inputs),
     externalImports: (meta?.imports ?? []).map((i) => i.path),
-    compatibilityDate,
+    compatibilityDate: await compatibilityDate(),
   };
 }
