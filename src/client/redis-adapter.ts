@@ -26,7 +26,7 @@ import { producerScripts } from './producer-scripts.js';
 export type EntryFields = Readonly<Record<string, string>>;
 
 /** One plain `XADD key NOMKSTREAM MAXLEN ~|= maxLen * …`. */
-export interface XaddWrite {
+interface XaddWrite {
   kind: 'xadd';
   key: string;
   maxLen: number;
@@ -80,7 +80,7 @@ export interface ShardCall {
  * `eventId` becomes one batch-script call (one script run instead of one per record); the rest
  * stay single commands. Calls keep the writes' order, so their outcomes concatenate to it.
  */
-export function planCalls(groups: readonly (readonly ShardWrite[])[]): ShardCall[] {
+function planCalls(groups: readonly (readonly ShardWrite[])[]): ShardCall[] {
   const calls: ShardCall[] = [];
   for (const g of groups) {
     if (g.length > 1 && g.some((w) => w.kind === 'idempotent')) calls.push({ writes: g, batch: true });
@@ -145,7 +145,7 @@ export function xaddArgs(maxLen: number, approx: boolean, fields: EntryFields): 
 }
 
 /** Splits `flat` (the outcomes of the concatenated groups) back into groups shaped like `groups`. */
-export function splitByGroups<T>(flat: readonly T[], groups: readonly (readonly unknown[])[]): T[][] {
+function splitByGroups<T>(flat: readonly T[], groups: readonly (readonly unknown[])[]): T[][] {
   const out: T[][] = [];
   let at = 0;
   for (const g of groups) {

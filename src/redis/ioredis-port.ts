@@ -78,6 +78,21 @@ export function onConnectionErrors(client: IoredisClient, listener: (err: unknow
   if (client.isCluster) (client as Cluster).on('node error', listener);
 }
 
+/**
+ * `INFO section` of every master of `cluster`. Until it has learned the roles a new Cluster client
+ * takes every seed for a master and drops some connections once it knows: asked again then.
+ */
+async function clusterInfo(cluster: Cluster, section: string): Promise<string[]> {
+  const masters = cluster.nodes('master');
+  try {
+    return await Promise.all(masters.map((n) => n.info(section)));
+  } catch (err) {
+    const now = cluster.nodes('master');
+    if (now.length === masters.length && now.every((n, i) => n === masters[i])) throw err;
+    return Promise.all(now.map((n) => n.info(section)));
+  }
+}
+
 /** A new client with `client`'s settings (a blocked connection serves nobody else). */
 export function duplicateClient(client: IoredisClient): IoredisClient {
   return client.isCluster ? (client as Cluster).duplicate() : (client as Redis).duplicate();
@@ -178,9 +193,7 @@ export function ioredisPort(client: IoredisClient, opts: IoredisPortOptions = {}
     xrevrange: (key, end, start, count) => counted(() => client.xrevrange(key, end, start, 'COUNT', count)),
     infoOfMasters: (section) =>
       counted(() =>
-        Promise.all(
-          (cluster ? (client as Cluster).nodes('master') : [client as Redis]).map((n) => n.info(section)),
-        ),
+        cluster ? clusterInfo(client as Cluster, section) : Promise.all([client.info(section)]),
       ),
     offline: () => client.status === 'reconnecting' || client.status === 'end',
     async close() {

@@ -104,11 +104,3 @@ export interface RedisPort {
   /** Closes the connections of the client (where it holds any). */
   close?(): Promise<void>;
 }
-
-/** The script calls of a port: `runScript` with the variant each script is sent as. */
-export function scriptRunnerOf(
-  port: RedisPort,
-  declaring: ReadonlySet<LuaScript>,
-): (script: LuaScript, keys: string[], args: string[]) => Promise<unknown> {
-  return (script, keys, args) => port.runScript(port.scriptAs(script, declaring.has(script)), keys, args);
-}

@@ -68,7 +68,7 @@ export interface UpstashPortOptions {
 const AUTO_PIPELINED = 'Command failed: ';
 
 /** The Redis error text of an @upstash/redis error reply, or null when no reply came. */
-export function upstashReplyText(err: unknown): string | null {
+function upstashReplyText(err: unknown): string | null {
   // UpstashJSONParseError shares the name but means the endpoint answered something else than
   // JSON (a proxy error page): that is an availability problem.
   if (!(err instanceof Error) || err.name !== 'UpstashError') return null;
