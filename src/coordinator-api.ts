@@ -16,6 +16,31 @@ export interface GroupSnapshot {
   group: GroupDoc;
 }
 
+/** Where a page starts: strictly after this group of this stream. */
+export interface GroupPosition {
+  stream: string;
+  group: string;
+}
+
+/** What a page asks for. */
+export interface GroupPageQuery {
+  /** Groups on the page at most (≥ 1). */
+  limit: number;
+  /** The last group of the previous page; null for the first page. */
+  after: GroupPosition | null;
+}
+
+/** One page of groups in (stream, group) order. */
+export interface GroupPage {
+  groups: GroupSnapshot[];
+  /** The last group of this page when more may follow; null when the walk ended. */
+  next: GroupPosition | null;
+  /** Streams in the namespace when the names were read (exact, one read). */
+  totalStreams: number;
+  /** Every group of the namespace when this page holds them all (first page, nothing after); else null. */
+  totalGroups: number | null;
+}
+
 /** Who asked for an admin mutation (audit only). */
 interface Audited {
   /** Free text from the client's body: whoever the client says it acts for. */
@@ -157,6 +182,11 @@ export interface CoordinatorApi {
   heartbeat(prefix: string, group: string, input: HeartbeatInput): Promise<HeartbeatOutput>;
   /** Pure read of every group of every stream (store order). */
   listGroups(): Promise<GroupSnapshot[]>;
+  /**
+   * Pure read of one page of groups in (stream, group) order, reading only the streams the page
+   * needs (docs/protocol.md#listing-groups-in-pages). @default a page cut from `listGroups()`
+   */
+  listGroupPage?(query: GroupPageQuery): Promise<GroupPage>;
   /** Cached Redis PING result. */
   redisHealth(): Promise<RedisHealth>;
   /**

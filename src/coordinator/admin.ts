@@ -7,6 +7,8 @@ import type {
   CreateGroupInput,
   CreateStreamInput,
   DeleteGroupInput,
+  GroupPage,
+  GroupPageQuery,
   GroupSnapshot,
 } from '../coordinator-api.js';
 import { own } from '../core/dict.js';
@@ -21,6 +23,7 @@ import { type Decision, runCritical } from '../store/critical-section.js';
 import { shardKey } from '../store/keys.js';
 import type { StreamSnapshot } from '../store/store.js';
 import { type Ctx, criticalOptions } from './context.js';
+import { groupPage } from './group-pages.js';
 import { loadIntact } from './integrity.js';
 import { streamWrite } from './stream-plans.js';
 import { maintainGroup } from './sweep.js';
@@ -159,7 +162,15 @@ export async function readGroup(ctx: Ctx, prefix: string, group: string): Promis
   return { stream: s.stream, group: doc };
 }
 
-/** Pure read of every group of every stream. */
+/**
+ * Pure read of one page of groups in (stream, group) order: one listing of the stream names, then
+ * only the streams the page needs (docs/protocol.md#listing-groups-in-pages).
+ */
+export async function listGroupPage(ctx: Ctx, query: GroupPageQuery): Promise<GroupPage> {
+  return groupPage(await ctx.store.listStreams(), (prefix) => loadIntact(ctx, prefix, 'all'), query);
+}
+
+/** Pure read of every group of every stream (reads every stream: the metrics scrape, not the HTTP lists). */
 export async function listGroups(ctx: Ctx): Promise<GroupSnapshot[]> {
   const out: GroupSnapshot[] = [];
   for (const prefix of await ctx.store.listStreams()) {

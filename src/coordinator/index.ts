@@ -9,6 +9,8 @@ import type {
   CreateStreamInput,
   DeleteGroupInput,
   DeleteStreamInput,
+  GroupPage,
+  GroupPageQuery,
   GroupSnapshot,
   MigrationsOverview,
   RedisCheck,
@@ -115,6 +117,12 @@ export class Coordinator implements CoordinatorApi {
 
   deleteStream(prefix: string, input: DeleteStreamInput): Promise<StreamDeletion> {
     return deleteStream(this.ctx, prefix, input);
+  }
+
+  /** One page of groups in (stream, group) order, as observed now (see `getGroup`). */
+  async listGroupPage(query: GroupPageQuery): Promise<GroupPage> {
+    const page = await admin.listGroupPage(this.ctx, query);
+    return { ...page, groups: page.groups.map((snap) => this.observed(snap)) };
   }
 
   /** Every group as observed now (see `getGroup`). */

@@ -179,8 +179,21 @@ export const memberSchema = z.object({
 /** `{members}` of a group, sorted by memberId. */
 export const membersResponseSchema = z.object({ members: z.array(memberSchema) });
 
-/** `{groups}` of every stream. */
-export const groupsResponseSchema = z.object({ groups: z.array(groupResponseSchema) });
+/**
+ * A page of `{groups}` in (stream, group) order; the reference's answer is `{groups}` of every
+ * stream, and the paging fields are additive (docs/protocol.md#listing-groups-in-pages).
+ */
+export const groupsResponseSchema = z.object({
+  groups: z.array(groupResponseSchema),
+  nextCursor: text
+    .nullable()
+    .describe('additive: pass as `cursor` for the next page; null when this page ends the list'),
+  limit: z.int().min(1).describe('additive: the page size applied'),
+  totalStreams: count.describe('additive: streams in the namespace when the page was read'),
+  totalGroups: count
+    .nullable()
+    .describe('additive: every group, when this page holds them all; null otherwise (not counted)'),
+});
 
 /** Target, current and revoking shards per member, plus invariant checks. */
 export const assignmentsResponseSchema = z.object({

@@ -6,8 +6,10 @@
  */
 import type { Context } from 'hono';
 import { z } from 'zod';
+import type { GroupPosition } from '../coordinator-api.js';
 import type { RangeDirection } from '../store/inspector.js';
 import { describeIssues, invalidRequest } from './errors.js';
+import { decodeGroupCursor } from './group-cursor.js';
 import { consumerGroupSchema, streamPrefixSchema } from './schemas.js';
 import { NOT_A_STREAM_ID, normalizeStreamId } from './stream-id.js';
 
@@ -76,6 +78,32 @@ export const limitParam: QueryParam<number> = {
     (v) => (/^[+-]?\d+$/.test(v) ? Math.min(MAX_PAGE_LIMIT, Math.max(1, Number(v))) : undefined),
     'must be an integer',
     DEFAULT_PAGE_LIMIT,
+  ),
+};
+
+/** Largest page of a group list, and its size when `limit` is absent (docs/protocol.md#listing-groups-in-pages). */
+export const MAX_GROUP_PAGE = 1000;
+
+/** `limit` of a group list: an integer from 1 to 1000, refused otherwise; absent or blank → 1000. */
+export const groupLimitParam: QueryParam<number> = {
+  name: 'limit',
+  description: `groups per page, 1..${MAX_GROUP_PAGE} (absent: ${MAX_GROUP_PAGE}); any other value answers 400`,
+  schema: { type: 'integer', minimum: 1, maximum: MAX_GROUP_PAGE, default: MAX_GROUP_PAGE },
+  parse: textThen(
+    (v) => (/^\d{1,9}$/.test(v) && Number(v) >= 1 && Number(v) <= MAX_GROUP_PAGE ? Number(v) : undefined),
+    `must be an integer from 1 to ${MAX_GROUP_PAGE}`,
+    MAX_GROUP_PAGE,
+  ),
+};
+
+/** `cursor` of a group list: the previous page's `nextCursor`; absent or blank → the first page. */
+export const groupCursorParam: QueryParam<GroupPosition | null> = {
+  name: 'cursor',
+  description: "the previous page's nextCursor, passed back unchanged (absent: the first page)",
+  parse: textThen<GroupPosition | null>(
+    decodeGroupCursor,
+    'is not a cursor of this list; start again without one',
+    null,
   ),
 };
 

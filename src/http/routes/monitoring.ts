@@ -6,6 +6,9 @@ import { z } from 'zod';
 import type { RedisHealth } from '../../coordinator-api.js';
 import { apiRoute, apiRouter, groupParams, READ_ERRORS } from '../api-route.js';
 import type { AppEnv, ResolvedDeps } from '../context.js';
+import { encodeGroupCursor } from '../group-cursor.js';
+import { listGroupPage } from '../group-list.js';
+import { groupCursorParam, groupLimitParam, queryValue } from '../query-params.js';
 import {
   assignmentsView,
   compatibilityView,
@@ -47,8 +50,11 @@ export const MONITORING_ROUTES = {
     path: `${BASE}/groups`,
     operationId: 'listGroups',
     tag: 'Monitoring',
-    summary: 'Every consumer group of every stream',
+    summary: 'Consumer groups of every stream, a page at a time',
+    description:
+      'Groups in (stream, group) order, at most `limit` per answer (1,000 without it), with `nextCursor` for the next page; only the streams the page needs are read. See docs/protocol.md#listing-groups-in-pages.',
     access: 'READ',
+    query: [groupLimitParam, groupCursorParam],
     success: { status: 200, description: 'Groups', body: { component: 'GroupsResponse' } },
     errors: READ_ERRORS,
   }),
@@ -119,8 +125,19 @@ export function monitoringRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
   app.openapi(r.compatibility.route, (c) => c.json(compatibilityView(config), 200));
 
   app.openapi(r.groups.route, async (c) => {
-    const snapshots = await coordinator.listGroups();
-    return c.json({ groups: snapshots.map(groupView) }, 200);
+    const limit = queryValue(c, groupLimitParam);
+    const after = queryValue(c, groupCursorParam);
+    const page = await listGroupPage(coordinator, { limit, after });
+    return c.json(
+      {
+        groups: page.groups.map(groupView),
+        nextCursor: page.next && encodeGroupCursor(page.next),
+        limit,
+        totalStreams: page.totalStreams,
+        totalGroups: page.totalGroups,
+      },
+      200,
+    );
   });
 
   const load = (p: { streamPrefix: string; consumerGroup: string }) =>
