@@ -1,8 +1,8 @@
 /**
  * The Store port: everything the coordinator asks of Redis, and nothing more.
  *
- * Two implementations: `ioredis-store.ts` (Node, standalone or Cluster) and `upstash-store.ts`
- * (Workers). Both run the same Lua scripts from `scripts/`.
+ * One implementation, `redis-store.ts`, over the Redis port (src/redis/): ioredis on Node
+ * (standalone or Cluster) and @upstash/redis on Workers run the same Lua scripts from `scripts/`.
  *
  * Layout 2 (docs/protocol.md#redis-key-layout): per stream a stream hash (document, revision, the compact view
  * heartbeats read); per group a small header, one record per member, one target per member, an
