@@ -1,8 +1,9 @@
 /**
  * The files of a throw-away user project that depends on the packed tarball: ESM producer and
- * consumer scripts, a CommonJS `require()` probe, and a TypeScript file with strict tsconfigs.
+ * consumer scripts, a CommonJS `require()` probe, and TypeScript files (our own and the README's
+ * "Use it in your project" snippet) with strict tsconfigs.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The package under test, as users name it. */
@@ -128,8 +129,18 @@ export async function main(): Promise<PublishResult | undefined> {
 }
 `;
 
+/** The TypeScript block under the README's "Use it in your project": what newcomers copy must compile. */
+function readmeSnippet(): string {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = readme.split('## Use it in your project')[1] ?? '';
+  const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+  if (block === undefined) throw new Error('README.md: no ts block under "Use it in your project"');
+  return block;
+}
+
 /** Writes the user project into `dir` (already holding package.json and node_modules). */
 export function writeUserProject(dir: string, typeRoots: string): void {
+  writeFileSync(join(dir, 'readme.ts'), readmeSnippet());
   writeFileSync(join(dir, 'publish.mjs'), PUBLISH);
   writeFileSync(join(dir, 'consume.mjs'), CONSUME);
   writeFileSync(join(dir, 'require.cjs'), REQUIRE);
@@ -151,6 +162,6 @@ export function writeUserProject(dir: string, typeRoots: string): void {
       types: ['node'],
       typeRoots: [typeRoots],
     };
-    writeFileSync(join(dir, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions, files: ['app.ts'] }));
+    writeFileSync(join(dir, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions, files: ['app.ts', 'readme.ts'] }));
   }
 }
