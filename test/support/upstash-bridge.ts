@@ -33,6 +33,11 @@ export interface UpstashBridge {
   token: string;
   /** Requests served since start or the last `reset()`, oldest first. */
   readonly requests: readonly BridgeRequest[];
+  /**
+   * Requests and commands received since start or the last `reset()`, as Upstash bills them:
+   * every command of a pipeline or transaction counts, a script call (EVALSHA, EVAL) once.
+   */
+  readonly counts: { readonly requests: number; readonly commands: number };
   /** Forgets the recorded requests. */
   reset(): void;
   /** Stops listening and closes the Redis connection. */
@@ -151,6 +156,9 @@ export async function startUpstashBridge(opts: UpstashBridgeOptions): Promise<Up
     token,
     get requests() {
       return requests;
+    },
+    get counts() {
+      return { requests: requests.length, commands: requests.reduce((n, r) => n + r.commands.length, 0) };
     },
     reset() {
       requests = [];
