@@ -88,7 +88,9 @@ describe('worker > project files', () => {
         cwd: dir,
         env: {
           ...process.env,
+          // No metrics, no banner (its update check would ask the npm registry).
           WRANGLER_SEND_METRICS: 'false',
+          WRANGLER_HIDE_BANNER: 'true',
           CLOUDFLARE_INCLUDE_PROCESS_ENV: 'false',
           CI: 'true',
           NO_COLOR: '1',
