@@ -6,16 +6,31 @@
 import { z } from 'zod';
 import { keyLockingByDefault } from '../src/store/upstash-script.js';
 
+/** Every var of wrangler.jsonc and every secret of .dev.vars.example. */
+type WorkerBindingName =
+  | 'UPSTASH_REDIS_REST_URL'
+  | 'COORDINATOR_KEY_PREFIX'
+  | 'COORDINATOR_ID'
+  | 'COORDINATOR_PROVISIONING'
+  | 'COORDINATOR_SWEEP_SUBREQUESTS'
+  | 'LOG_LEVEL'
+  | 'UPSTASH_REDIS_REST_TOKEN'
+  | 'COORDINATOR_ADMIN_PASSWORD'
+  | 'COORDINATOR_ADMIN_PASSWORD_HASH'
+  | 'COORDINATOR_USERS'
+  | 'COORDINATOR_TOKEN_SECRET'
+  | 'COORDINATOR_TOKEN_SECRET_PREVIOUS';
+
 /**
  * Bindings as Workers hands them over: the `vars` of wrangler.jsonc and the secrets listed in
- * .dev.vars.example, typed by `wrangler types` into env.generated.d.ts (`npm run types:worker`;
- * a test fails when that file is stale). Partial: a deployment may leave any of them unset (the
- * schemas here and in src/config.ts say what is required). Every other variable of
- * docs/operating.md#configuration is read too, by name, whatever the type declares; in a Worker
- * project that re-exports this entry, `Cloudflare.Env` is that project's own, so its handler
- * satisfies `ExportedHandler<Env>`.
+ * .dev.vars.example, each optional (the schemas here and in src/config.ts say what is required).
+ * Every other variable of docs/operating.md#configuration is read too, by name. Spelled out
+ * rather than taken from the `Cloudflare.Env` that `wrangler types` generates (env.generated.d.ts,
+ * `npm run types:worker`): that namespace is ambient, so the published types would not compile in
+ * a project without it. A type test keeps the two lists equal, and any Worker project's own `Env`
+ * holding these bindings satisfies `ExportedHandler<Env>` with this entry.
  */
-export type WorkerEnv = Partial<Cloudflare.Env>;
+export type WorkerEnv = { readonly [K in WorkerBindingName]?: string | undefined };
 
 /** The part of `ScheduledController` the Worker reads. */
 export interface ScheduledControllerLike {

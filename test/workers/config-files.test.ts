@@ -9,7 +9,8 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { WorkerEnv } from '../../workers/env.js';
 import { REPO_ROOT } from '../support/worker.js';
 import { readWranglerConfig } from '../support/wrangler-config.js';
 
@@ -55,6 +56,11 @@ describe('worker > project files', () => {
     expect(typeof config.compatibility_date).toBe('string');
     // Secrets never sit among the vars in the committed file.
     for (const secret of SECRETS) expect(Object.keys(config.vars as object)).not.toContain(secret);
+  });
+
+  it('the published WorkerEnv names exactly the bindings wrangler types generates (checked by tsc)', () => {
+    expectTypeOf<keyof WorkerEnv>().toEqualTypeOf<keyof Cloudflare.Env>();
+    expectTypeOf<Cloudflare.Env>().toExtend<WorkerEnv>();
   });
 
   it('.dev.vars.example lists every secret, and only .dev.vars is git-ignored', async () => {
