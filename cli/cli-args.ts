@@ -20,6 +20,7 @@ const OPTIONS = {
   password: { type: 'string' },
   token: { type: 'string' },
   json: { type: 'boolean' },
+  output: { type: 'string', short: 'o' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
   timeout: { type: 'string' },
@@ -43,7 +44,42 @@ export type OptionValues = {
 };
 
 /** Options every command accepts. */
-const GLOBAL_OPTIONS = ['url', 'user', 'password', 'token', 'json', 'help', 'version', 'timeout'] as const;
+const GLOBAL_OPTIONS = [
+  'url',
+  'user',
+  'password',
+  'token',
+  'json',
+  'output',
+  'help',
+  'version',
+  'timeout',
+] as const;
+
+/** How a command prints what the API answered: tables, or the raw answer as JSON or YAML. */
+export type OutputFormat = 'table' | 'json' | 'yaml';
+const FORMATS: readonly OutputFormat[] = ['table', 'json', 'yaml'];
+
+/** `-o/--output FORMAT`, with `--json` as `-o json`; anything else is a usage error. */
+export function outputFormat(values: OptionValues): OutputFormat {
+  const asked = values.output?.trim().toLowerCase();
+  if (asked === undefined) return values.json ? 'json' : 'table';
+  const format = FORMATS.find((f) => f === asked);
+  if (!format) throw usageError(`-o/--output must be one of ${FORMATS.join(', ')}, got '${values.output}'`);
+  if (values.json && format !== 'json') throw usageError(`--json contradicts -o ${format}`);
+  return format;
+}
+
+/** Whether `argv` asks for JSON output (read before parsing, so a bad command line fails as JSON too). */
+export function wantsJson(argv: readonly string[]): boolean {
+  return argv.some(
+    (a, i) =>
+      a === '--json' ||
+      a === '-ojson' ||
+      a === '--output=json' ||
+      ((a === '-o' || a === '--output') && argv[i + 1] === 'json'),
+  );
+}
 
 /** A parsed command line. */
 export interface CommandLine {

@@ -2,9 +2,16 @@
  * The CLI's API commands: streams, groups, scale, group repair, migrations, members, assignments,
  * offsets and login. Each validates its arguments (usage errors exit 1) before any request is sent.
  */
-import { allowOnly, type CommandLine, intArgument, intOption, positionals } from './cli-args.js';
+import {
+  allowOnly,
+  type CommandLine,
+  intArgument,
+  intOption,
+  outputFormat,
+  positionals,
+} from './cli-args.js';
 import type { CliClient } from './cli-client.js';
-import { type ApiCommand, type CliContext, print, requestedBy } from './cli-context.js';
+import { type ApiCommand, type CliContext, print, render, requestedBy } from './cli-context.js';
 import { EXIT, usageError } from './cli-errors.js';
 import {
   formatAssignments,
@@ -202,7 +209,7 @@ async function login(args: string[], cl: CommandLine, ctx: CliContext, api: CliC
     throw usageError('login needs --user and --password (or RSC_USER, RSC_PASSWORD)');
   const res = await api.login(user, password);
   if (cl.values.print) {
-    ctx.out(cl.values.json ? JSON.stringify(res, null, 2) : String(res.accessToken));
+    ctx.out(render(outputFormat(cl.values), res, () => String(res.accessToken)));
     return EXIT.OK;
   }
   // Kept for this URL only: a later --url elsewhere never sends it.

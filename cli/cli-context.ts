@@ -3,7 +3,8 @@
  * commands themselves never touch `process` directly.
  */
 import { userInfo } from 'node:os';
-import type { CommandLine } from './cli-args.js';
+import { stringify } from 'yaml';
+import { type CommandLine, type OutputFormat, outputFormat } from './cli-args.js';
 import type { CliClient } from './cli-client.js';
 
 /** The command's surroundings. */
@@ -35,9 +36,16 @@ export type ApiCommand = (
   api: CliClient,
 ) => Promise<number>;
 
-/** Prints `body` as JSON with `--json`, else the human rendering. */
+/** `body` as `format` asks: pretty JSON, YAML, or the human rendering. */
+export function render(format: OutputFormat, body: unknown, human: () => string): string {
+  if (format === 'json') return JSON.stringify(body, null, 2);
+  if (format === 'yaml') return stringify(body).trimEnd();
+  return human();
+}
+
+/** Prints `body` as `-o json|yaml` asks (or `--json`), else the human rendering. */
 export function print(ctx: CliContext, cl: CommandLine, body: unknown, human: () => string): void {
-  ctx.out(cl.values.json ? JSON.stringify(body, null, 2) : human());
+  ctx.out(render(outputFormat(cl.values), body, human));
 }
 
 /** Who mutations are recorded as: `--requested-by`, else `cli:<login name>`. */

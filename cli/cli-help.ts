@@ -50,7 +50,8 @@ Global options:
   --url URL            coordinator base URL (env RSC_URL; default http://127.0.0.1:8080)
   --user U --password P  Basic credentials (env RSC_USER, RSC_PASSWORD)
   --token T            bearer token (env RSC_TOKEN; default: the token stored by login)
-  --json               print the raw API JSON instead of tables; failures as JSON on stderr
+  -o, --output FORMAT  table (default), json or yaml: the raw API answer instead of tables
+  --json               the same as -o json; JSON output prints failures as JSON on stderr
   --timeout MS         per-request timeout (default 10000)
   -h, --help           this help
   -V, --version        print the version and exit

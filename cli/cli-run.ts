@@ -3,7 +3,15 @@
  * command and turns every failure into its message on stderr and its exit code.
  */
 
-import { allowOnly, type CommandLine, intOption, parseCommandLine, resolveTarget } from './cli-args.js';
+import {
+  allowOnly,
+  type CommandLine,
+  intOption,
+  outputFormat,
+  parseCommandLine,
+  resolveTarget,
+  wantsJson,
+} from './cli-args.js';
 import { cliClient } from './cli-client.js';
 import { API_COMMANDS } from './cli-commands.js';
 import type { CliContext } from './cli-context.js';
@@ -48,6 +56,7 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
       return EXIT.OK;
     }
     if (command === undefined) throw usageError('no command given');
+    outputFormat(cl.values);
     if (command === 'serve') return await serve(args, cl, process.env);
     // Own keys only: `toString` and friends are not commands.
     const run =
@@ -61,8 +70,8 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
       err instanceof CliFailure
         ? err
         : new CliFailure(EXIT.USAGE, err instanceof Error ? err.message : String(err));
-    // `--json` scripts read the failure as JSON too (also when the command line itself was bad).
-    if (argv.includes('--json')) ctx.err(JSON.stringify(failure));
+    // JSON scripts read the failure as JSON too (also when the command line itself was bad).
+    if (wantsJson(argv)) ctx.err(JSON.stringify(failure));
     else {
       ctx.err(`error: ${failure.message}`);
       if (failure.exitCode === EXIT.USAGE && err instanceof CliFailure)

@@ -11,9 +11,9 @@ import type {
   MigrationsResponseJson,
   ShardIdJson,
 } from '../src/http/schemas.js';
-import { allowOnly, intOption } from './cli-args.js';
+import { allowOnly, intOption, outputFormat } from './cli-args.js';
 import type { CliClient } from './cli-client.js';
-import type { ApiCommand } from './cli-context.js';
+import { type ApiCommand, render } from './cli-context.js';
 import { CliFailure, EXIT, usageError } from './cli-errors.js';
 import { formatGroup, formatMembers, shardRanges, table } from './cli-format.js';
 
@@ -146,6 +146,7 @@ function renderFrame(f: Frame, p: string, g: string, intervalMs: number, now: nu
 /** `watch <prefix> <group> [--interval MS] [--iterations N]`. */
 export const watch: ApiCommand = async (args, cl, ctx, api) => {
   allowOnly(cl.values, ['interval', 'iterations'], 'watch');
+  const format = outputFormat(cl.values);
   if (args.length !== 2 || args.some((a) => a.trim() === '')) {
     throw usageError('watch <prefix> <group> [--interval MS] [--iterations N]');
   }
@@ -162,7 +163,13 @@ export const watch: ApiCommand = async (args, cl, ctx, api) => {
     try {
       const frame = await loadFrame(api, p, g, now);
       lastFailed = false;
-      text = cl.values.json ? JSON.stringify(frame) : renderFrame(frame, p, g, intervalMs, now);
+      // JSON: one line per frame; YAML: one document per frame.
+      text =
+        format === 'json'
+          ? JSON.stringify(frame)
+          : format === 'yaml'
+            ? `---\n${render(format, frame, () => '')}`
+            : renderFrame(frame, p, g, intervalMs, now);
     } catch (err) {
       // Only an unavailable coordinator is worth waiting out; a refusal will not change by itself.
       if (!(err instanceof CliFailure) || err.exitCode !== EXIT.SERVER_ERROR) throw err;
@@ -171,7 +178,7 @@ export const watch: ApiCommand = async (args, cl, ctx, api) => {
       continue;
     }
     // Redraw in place on a terminal; append frames when piped (JSON: one line per frame).
-    ctx.out(ctx.isTTY && !cl.values.json ? `${CLEAR_SCREEN}${text}` : text);
+    ctx.out(ctx.isTTY && format === 'table' ? `${CLEAR_SCREEN}${text}` : text);
   }
   return lastFailed ? EXIT.SERVER_ERROR : EXIT.OK;
 };

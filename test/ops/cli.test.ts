@@ -143,6 +143,17 @@ describe('cli > commands against a coordinator', () => {
     expect(offsets.stdout).toContain(`${p}:1`);
     expect(offsets.stdout).toMatch(/total: length 1,/);
     expect(JSON.parse(offsetsJson.stdout).totalStreamLength).toBe(1);
+    // -o yaml and -o json print the same answer as --json; an unknown format is a usage error.
+    const [yaml, oJson, bad] = await Promise.all([
+      cli(['offsets', p, p, '-o', 'yaml']),
+      cli(['offsets', p, p, '--output=json']),
+      cli(['offsets', p, p, '-o', 'xml']),
+    ]);
+    expect(yaml.code, yaml.stderr).toBe(0);
+    expect(yaml.stdout).toMatch(/^totalStreamLength: 1$/m);
+    expect(JSON.parse(oJson.stdout).totalStreamLength).toBe(1);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("-o/--output must be one of table, json, yaml, got 'xml'");
     // A heartbeat just now reads as "now", never "in 0s".
     expect(members.stdout).not.toMatch(/in 0s/);
     // A refusal names the CLI's flag, not the API's query parameter.
