@@ -29,5 +29,6 @@ export interface UpstashAdapterOptions extends ProducerAdapterOptions {
 export function upstashAdapter(client: UpstashRedisLike, opts: UpstashAdapterOptions = {}): ProducerRedis {
   // The producer sends only the commands of UpstashRedisLike; the port's others stay unused.
   const port = upstashPort(client as UpstashClientLike, { keyLocking: opts.keyLocking });
-  return producerAdapter(port, opts);
+  // Every command is billed on Upstash: a batch's records for one shard go in one script call.
+  return producerAdapter(port, { batchPlainWrites: true, ...opts });
 }

@@ -78,6 +78,42 @@ describe('producer over @upstash/redis (real Redis behind a REST bridge)', () =>
     expect(await totalEntries(redis, p, 4)).toBe(1);
   });
 
+  it('appends a batch of plain records as one billed command per shard, in input order, refusing per record', async () => {
+    const p = uniquePrefix('up');
+    await createStream(stack, p, 4);
+    const prod = producer({
+      streamPrefix: p,
+      redis: upstashAdapter(client),
+      fetch: stackFetch(stack),
+      publishMaxAttempts: 1,
+    });
+    await prod.routing();
+    const records = Array.from({ length: 40 }, (_, i) => ({
+      partitionKey: `c${i}`,
+      fields: { i: String(i) },
+    }));
+    bridge.reset();
+    const results = await prod.publishBatch(records);
+    // One script call per shard (after the first sight of a script, its SCRIPT LOAD aside).
+    const calls = bridge.requests.flatMap((r) => r.commands).filter((c) => c[0]?.toLowerCase() !== 'script');
+    expect(calls).toHaveLength(4);
+    expect(calls.every((c) => c[0]?.toLowerCase() === 'evalsha')).toBe(true);
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(results.map((r) => r.ok && r.shardIndex)).toEqual(records.map((r) => routeV1(r.partitionKey, 4)));
+    for (let shard = 0; shard < 4; shard++) {
+      const order = (await readShard(redis, `${p}:${shard}`)).map(([, f]) => Number(f.i));
+      expect(order).toEqual(records.map((_, i) => i).filter((i) => routeV1(`c${i}`, 4) === shard));
+    }
+    // A shard whose key is gone refuses its own records (stale route); the other shards' are written.
+    await redis.del(`${p}:2`);
+    const mixed = await prod.publishBatch(records);
+    mixed.forEach((r, i) => {
+      if (routeV1(`c${i}`, 4) === 2)
+        expect(r).toMatchObject({ ok: false, error: { code: 'STREAM_MISSING' } });
+      else expect(r.ok).toBe(true);
+    });
+  });
+
   it('pipelines a batch per shard, loading an unknown script first', async () => {
     const p = uniquePrefix('up');
     await createStream(stack, p, 4);

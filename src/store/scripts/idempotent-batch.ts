@@ -11,7 +11,8 @@
  * KEYS[1]    = shard stream key                      `orders:3`
  * KEYS[2]    = incarnation key                       `{orders:3}:incarnation`
  * KEYS[3..]  = marker keys of the records with an eventId, in order (same Cluster slot)
- * ARGV[1]    = the incarnation the marker keys were named with ('' when not known yet)
+ * ARGV[1]    = the incarnation the marker keys were named with ('' when not known yet; '*' when
+ *              no record has a marker, so there is nothing to name and nothing is checked)
  * ARGV[2]    = marker TTL in seconds
  * ARGV[3]    = MAXLEN threshold
  * ARGV[4]    = `~` (approximate) or `=` (exact) trimming
@@ -32,7 +33,7 @@ import type { LuaScript } from './lua-script.js';
 
 const lua = `${INCARNATION_LUA}local out = {}
 local a = 5
-if inc ~= ARGV[1] then
+if ARGV[1] ~= '*' and inc ~= ARGV[1] then
   local reply = inc and {4, inc} or {0}
   while a <= #ARGV do
     out[#out + 1] = reply
@@ -77,7 +78,7 @@ return out
 export const IDEMPOTENT_BATCH: LuaScript = {
   name: 'idempotent-publish-batch',
   lua,
-  sha1: '8ea77d438123f06d41e1532df145a677f1b65b4c',
+  sha1: '1c9f87d8740134f03a12bc817bb5ee60b48cd5ea',
 };
 
 /** One record of a batch: its fields, and its `eventId` when it has one. */
@@ -86,7 +87,10 @@ export interface BatchRecord {
   fields: Readonly<Record<string, string>>;
 }
 
-/** KEYS and ARGV of one batch call on `key`, its markers named with `incarnation`. */
+/**
+ * KEYS and ARGV of one batch call on `key`, its markers named with `incarnation` (sent as '*'
+ * when no record has an eventId: plain records need no incarnation).
+ */
 export function idempotentBatchCall(
   key: string,
   incarnation: string,
@@ -96,7 +100,8 @@ export function idempotentBatchCall(
   records: readonly BatchRecord[],
 ): { keys: string[]; args: string[] } {
   const keys = [key, incarnationKey(key)];
-  const args = [incarnation, String(ttlSeconds), String(maxLen), approx ? '~' : '='];
+  const plain = records.every((r) => r.eventId === undefined);
+  const args = [plain ? '*' : incarnation, String(ttlSeconds), String(maxLen), approx ? '~' : '='];
   for (const r of records) {
     let marker = 0;
     if (r.eventId !== undefined) {
