@@ -92,7 +92,7 @@ function formatMigrations(body: MigrationsResponseJson, now: number): string {
 export async function listStreams(args: string[], cl: CommandLine, ctx: CliContext, api: CliClient) {
   allowOnly(cl.values, [], 'streams list');
   positionals(args, [], 'streams list');
-  const rows = streamRows((await api.groups()).groups);
+  const rows = streamRows(await api.allGroups());
   print(ctx, cl, { streams: rows }, () => formatStreams(rows));
   return EXIT.OK;
 }
@@ -101,7 +101,7 @@ export async function listStreams(args: string[], cl: CommandLine, ctx: CliConte
 export async function listGroups(args: string[], cl: CommandLine, ctx: CliContext, api: CliClient) {
   allowOnly(cl.values, [], 'groups list');
   const [prefix] = positionals(args, ['prefix'], 'groups list [<prefix>]', 1);
-  const groups = (await api.groups()).groups
+  const groups = (await api.allGroups())
     .filter((g) => prefix === undefined || g.streamPrefix === prefix)
     .sort((a, b) =>
       `${a.streamPrefix}/${a.consumerGroup}`.localeCompare(`${b.streamPrefix}/${b.consumerGroup}`),

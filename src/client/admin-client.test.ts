@@ -76,4 +76,35 @@ describe('AdminClient', () => {
       'direction=FORWARD&limit=5',
     ]);
   });
+
+  it('pages the group list: limit and cursor only when given, and allGroups follows nextCursor to the end', async () => {
+    const sent: string[] = [];
+    const pages: Record<string, { groups: Array<{ consumerGroup: string }>; nextCursor?: string | null }> = {
+      '': { groups: [{ consumerGroup: 'a' }], nextCursor: 'c1' },
+      'cursor=c1': { groups: [{ consumerGroup: 'b' }], nextCursor: 'c2' },
+      'cursor=c2': { groups: [{ consumerGroup: 'c' }], nextCursor: null },
+    };
+    const client = new AdminClient(async (_method, path) => {
+      sent.push(path);
+      return pages[path.split('?')[1] ?? ''];
+    });
+    await client.groups({ limit: 50, cursor: 'x y' });
+    await client.groups({ limit: 50, cursor: null });
+    await client.groups();
+    expect(sent).toEqual([
+      '/monitoring/groups?limit=50&cursor=x+y',
+      '/monitoring/groups?limit=50',
+      '/monitoring/groups',
+    ]);
+    sent.length = 0;
+    expect((await client.allGroups()).map((g) => g.consumerGroup)).toEqual(['a', 'b', 'c']);
+    expect(sent).toEqual([
+      '/monitoring/groups',
+      '/monitoring/groups?cursor=c1',
+      '/monitoring/groups?cursor=c2',
+    ]);
+    // A server without paging (no nextCursor): its one answer is the whole list.
+    delete pages['']!.nextCursor;
+    expect((await client.allGroups()).map((g) => g.consumerGroup)).toEqual(['a']);
+  });
 });

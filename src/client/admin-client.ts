@@ -57,6 +57,23 @@ export interface MessagesQuery {
   cursor?: string | null;
 }
 
+/** One page request of `GET /monitoring/groups` (docs/protocol.md#listing-groups-in-pages). */
+export interface GroupsQuery {
+  /** Groups per page, 1..1000. @default 1000 (the server's) */
+  limit?: number;
+  /** The `nextCursor` of the previous page; absent or null for the first. */
+  cursor?: string | null;
+}
+
+/** `?limit=…&cursor=…` of a page request, empty when both are absent. */
+function pageQuery(q: GroupsQuery): string {
+  const query = new URLSearchParams();
+  if (q.limit !== undefined) query.set('limit', String(q.limit));
+  if (q.cursor) query.set('cursor', q.cursor);
+  const text = query.toString();
+  return text ? `?${text}` : '';
+}
+
 /** `/<segments…>` with every segment percent-encoded (as the reference's Python client does). */
 function adminPath(...segments: Array<string | number>): string {
   return `/${segments.map((s) => encodeURIComponent(String(s))).join('/')}`;
@@ -91,9 +108,22 @@ export class AdminClient {
     return this.call('GET', ['monitoring', 'health']);
   }
 
-  /** `GET /monitoring/groups`: every group of every stream. */
-  groups(): Promise<GroupsResponseJson> {
-    return this.call('GET', ['monitoring', 'groups']);
+  /** `GET /monitoring/groups`: one page of groups in (stream, group) order, with `nextCursor`. */
+  groups(q: GroupsQuery = {}): Promise<GroupsResponseJson> {
+    return this.send('GET', adminPath('monitoring', 'groups') + pageQuery(q)) as Promise<GroupsResponseJson>;
+  }
+
+  /** Every group of every stream, page after page (one request per 1,000 groups). */
+  async allGroups(): Promise<GroupResponseJson[]> {
+    const out: GroupResponseJson[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: GroupsResponseJson = await this.groups({ cursor });
+      out.push(...page.groups);
+      // A server without paging answers no nextCursor: its one answer is the whole list.
+      cursor = page.nextCursor ?? null;
+    } while (cursor);
+    return out;
   }
 
   /** `GET /monitoring/grafana/groups`: one row per group with its lag, pending and rates. */
