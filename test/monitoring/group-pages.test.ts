@@ -96,6 +96,25 @@ describe.each(backends)('monitoring > groups in pages ($name)', (backend) => {
     }
   });
 
+  it('/grafana/groups with limit and cursor rows exactly the groups of that page', async () => {
+    const first = await stack.call('GET', `${GROUPS}?limit=3`);
+    const second = await stack.call('GET', `${GROUPS}?limit=3&cursor=${first.body.nextCursor}`);
+    const rows = await stack.call(
+      'GET',
+      `/coord/v1/monitoring/grafana/groups?limit=3&cursor=${first.body.nextCursor}`,
+    );
+    expect(rows.status).toBe(200);
+    expect(
+      rows.body.map(
+        (r: { streamPrefix: string; consumerGroup: string }) => `${r.streamPrefix}/${r.consumerGroup}`,
+      ),
+    ).toEqual(names(second.body));
+    expect((await stack.call('GET', '/coord/v1/monitoring/grafana/groups?limit=0')).status).toBe(400);
+    expect((await stack.call('GET', '/coord/v1/monitoring/grafana/groups')).body).toHaveLength(
+      expected.length,
+    );
+  });
+
   it.each([
     ['limit=0', 'limit: must be an integer from 1 to 1000'],
     ['limit=1001', 'limit: must be an integer from 1 to 1000'],

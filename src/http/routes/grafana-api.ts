@@ -3,7 +3,15 @@
  * (Grafana sends every variable, possibly blank), parsed by the routes in `grafana.ts`.
  */
 import { apiRoute, READ_ERRORS, REDIS_READ_ERRORS } from '../api-route.js';
-import { directionParam, grafanaNameParam, limitParam, streamIdParam, textParam } from '../query-params.js';
+import {
+  directionParam,
+  grafanaNameParam,
+  groupCursorParam,
+  groupLimitParam,
+  limitParam,
+  streamIdParam,
+  textParam,
+} from '../query-params.js';
 
 const GRAFANA = '/coord/v1/monitoring/grafana';
 
@@ -40,6 +48,12 @@ export const GRAFANA_ROUTES = {
     tag: 'Grafana',
     access: 'READ',
     summary: 'One row per group with totals and rates',
+    description:
+      'Every group without `limit` and `cursor` (what dashboards send); with either, only the groups of that page of GET /monitoring/groups (docs/protocol.md#listing-groups-in-pages).',
+    query: [
+      { ...groupLimitParam, description: 'groups per page, 1..1000 (absent, with no cursor: every group)' },
+      groupCursorParam,
+    ],
     success: { status: 200, description: 'Rows', body: { arrayOf: 'GrafanaGroupRow' } },
     errors: REDIS_READ_ERRORS,
   }),

@@ -17,8 +17,9 @@ import {
   shardOptions,
   streamOptions,
 } from '../grafana-views.js';
+import { listGroupPage } from '../group-list.js';
 import { requireInspector } from '../monitoring-query.js';
-import { queryValue } from '../query-params.js';
+import { groupCursorParam, groupLimitParam, queryValue } from '../query-params.js';
 import { ShardRateObserver } from '../shard-rates.js';
 import { GRAFANA_ROUTES, GRAFANA_PARAMS as P } from './grafana-api.js';
 import { grafanaMessages } from './grafana-messages.js';
@@ -65,8 +66,17 @@ export function grafanaRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
 
   app.openapi(r.groups.route, async (c) => {
     requireInspector(deps.inspector);
-    const snaps = await coordinator.listGroups();
-    rates.retain(snaps.map((s) => [s.group.streamPrefix, s.group.consumerGroup] as const));
+    const paged = c.req.query('limit') !== undefined || c.req.query('cursor') !== undefined;
+    let snaps: GroupSnapshot[];
+    if (paged) {
+      // One page (the console's): only its groups are read; other groups' rates are kept.
+      const limit = queryValue(c, groupLimitParam);
+      const after = queryValue(c, groupCursorParam);
+      snaps = (await listGroupPage(coordinator, { limit, after })).groups;
+    } else {
+      snaps = await coordinator.listGroups();
+      rates.retain(snaps.map((s) => [s.group.streamPrefix, s.group.consumerGroup] as const));
+    }
     const rows = await inBatches(snaps, async (snap) => {
       const { offsets, shardRates } = await observe(c, snap);
       return grafanaGroupRow(snap, offsets, shardRates);
