@@ -126,9 +126,10 @@ export class AdminClient {
     return out;
   }
 
-  /** `GET /monitoring/grafana/groups`: one row per group with its lag, pending and rates. */
-  groupRows(): Promise<GroupRowJson[]> {
-    return this.call('GET', ['monitoring', 'grafana', 'groups']);
+  /** `GET /monitoring/grafana/groups`: one row per group with its lag, pending and rates (one page of groups when `q` names one). */
+  groupRows(q: GroupsQuery = {}): Promise<GroupRowJson[]> {
+    const path = adminPath('monitoring', 'grafana', 'groups') + pageQuery(q);
+    return this.send('GET', path) as Promise<GroupRowJson[]>;
   }
 
   /** `POST /streams/{p}`. */

@@ -96,6 +96,15 @@ describe('console > groups', () => {
     ]);
     expect(await text('#health-status')).toContain('UP');
     expect(await text('#health-redis')).toContain('UP');
+    // One page holds every group of the fixture: counted, and no other page to go to.
+    expect(await text('#groups-info')).toMatch(/^Page 1 · groups 1–\d+ of \d+$/);
+    expect(await text('#group-count')).toMatch(/\d/);
+    expect(
+      await evaluate<boolean[]>(
+        page,
+        `['#groups-first', '#groups-prev', '#groups-next'].map((s) => document.querySelector(s).disabled)`,
+      ),
+    ).toEqual([true, true, true]);
     await screenshot(page, join(shots, '02-groups.png'));
   });
 });

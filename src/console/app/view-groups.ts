@@ -1,14 +1,21 @@
 /**
- * The start page: coordinator health and every consumer group (`/monitoring/groups`), each
- * linking to its group view.
+ * The start page: coordinator health and the consumer groups (`/monitoring/groups`) a page at a
+ * time (docs/console.md), each linking to its group view. Only the page's groups are read, their
+ * lag included, so the page stays quick with 10,000 groups.
  */
 import { describeError, type Optional, optional } from './api.js';
-import type { GroupResponseJson, GroupRowJson, HealthResponseJson, MigrationJson } from './api-types.js';
+import type {
+  GroupResponseJson,
+  GroupRowJson,
+  GroupsResponseJson,
+  HealthResponseJson,
+  MigrationJson,
+} from './api-types.js';
 import { admin } from './client.js';
 import { fill, h } from './dom.js';
 import { fmtNum, isNum } from './format.js';
 import { groupHref, link } from './router.js';
-import type { View } from './shell.js';
+import { refreshNow, type View } from './shell.js';
 import { alertBox, badge, card, mono, panel, stateBadge, table, td } from './widgets.js';
 
 /** Number of keys of an object (0 for anything else). */
@@ -24,20 +31,26 @@ function sumValues(obj: Record<string, unknown> | null | undefined): number {
   return total;
 }
 
+/** Groups per page of the list. */
+const PAGE_SIZE = 100;
+
 function renderHealthCards(
   box: HTMLElement,
   health: Optional<HealthResponseJson | null>,
-  groups: GroupResponseJson[],
+  list: GroupsResponseJson,
 ): void {
   const hd = health.data;
   let members = 0;
-  for (const g of groups) members += countKeys(g.targetAssignmentSummary);
+  for (const g of list.groups) members += countKeys(g.targetAssignmentSummary);
+  const whole = isNum(list.totalGroups);
   fill(box, [
     card('Coordinator', hd ? stateBadge(hd.status) : badge('unknown'), 'health-status'),
     card('Redis', hd ? stateBadge(hd.redis) : badge('unknown'), 'health-redis'),
     card('Coordinator id', mono(hd ? hd.coordinatorId : '—')),
-    card('Consumer groups', fmtNum(groups.length), 'group-count'),
-    card('Live members', fmtNum(members)),
+    whole
+      ? card('Consumer groups', fmtNum(list.totalGroups), 'group-count')
+      : card('Streams', fmtNum(list.totalStreams), 'stream-count'),
+    card(whole ? 'Live members' : 'Live members (this page)', fmtNum(members)),
   ]);
 }
 
@@ -121,6 +134,59 @@ export function groupsView(): View {
     { class: 'panel-body flush', id: 'groups' },
     h('p', { class: 'empty', text: 'Loading…' }),
   );
+  // The page shown is named by the cursor it was read with; `visited` holds the earlier ones.
+  const st = {
+    cursor: null as string | null,
+    visited: [] as Array<string | null>,
+    next: null as string | null,
+  };
+  const first = h('button', { type: 'button', id: 'groups-first', text: 'First page' });
+  const prev = h('button', { type: 'button', id: 'groups-prev', text: '← Previous page' });
+  const next = h('button', { type: 'button', id: 'groups-next', text: 'Next page →' });
+  const info = h('p', { class: 'note', id: 'groups-info' });
+  const syncButtons = () => {
+    first.disabled = st.cursor === null;
+    prev.disabled = st.visited.length === 0;
+    next.disabled = !st.next;
+  };
+  const go = (cursor: string | null, visited: Array<string | null>) => {
+    st.cursor = cursor;
+    st.visited = visited;
+    syncButtons();
+    void refreshNow();
+  };
+  first.addEventListener('click', () => go(null, []));
+  prev.addEventListener('click', () => go(st.visited.at(-1) ?? null, st.visited.slice(0, -1)));
+  next.addEventListener('click', () => {
+    if (st.next) go(st.next, [...st.visited, st.cursor]);
+  });
+  syncButtons();
+  const refresh = async () => {
+    const q = { limit: PAGE_SIZE, cursor: st.cursor };
+    const [list, health, rows] = await Promise.all([
+      admin.groups(q),
+      optional(admin.health()),
+      optional(admin.groupRows(q)),
+    ]);
+    const groups = list?.groups || [];
+    st.next = list?.nextCursor ?? null;
+    syncButtons();
+    const offset = st.visited.length * PAGE_SIZE;
+    fill(info, [
+      'Page ' + (st.visited.length + 1),
+      ' · groups ' + (groups.length ? offset + 1 + '–' + (offset + groups.length) : 'none'),
+      isNum(list?.totalGroups)
+        ? ' of ' + fmtNum(list.totalGroups)
+        : ' · ' + fmtNum(list?.totalStreams) + ' streams',
+      st.next ? ' · more on the next page' : '',
+    ]);
+    // Lag needs Redis reads; without them (no inspector, an error) the column shows '—'.
+    const lag: LagByGroup = rows.data
+      ? new Map(rows.data.map((r) => [keyOf(r.streamPrefix, r.consumerGroup), r]))
+      : null;
+    renderHealthCards(cards, health, { ...list, groups });
+    renderGroupsTable(body, groups, lag);
+  };
   return {
     title: 'Groups',
     crumbs: [{ text: 'Groups' }],
@@ -128,25 +194,22 @@ export function groupsView(): View {
       h('h1', { text: 'Consumer groups' }),
       h('p', {
         class: 'subtitle',
-        text: 'Every group the coordinator tracks. Open one for its shards, members, migration and messages.',
+        text: `Every group the coordinator tracks, ${PAGE_SIZE} a page in stream order. Open one for its shards, members, migration and messages.`,
       }),
       cards,
-      panel('Groups', 'GET /coord/v1/monitoring/groups', body),
+      panel(
+        'Groups',
+        'GET /coord/v1/monitoring/groups',
+        h('div', null, [
+          h('div', { class: 'panel-body' }, [
+            h('div', { class: 'controls' }, [h('span', { class: 'spacer' }), first, prev, next]),
+            info,
+          ]),
+          body,
+        ]),
+      ),
     ]),
-    refresh: async () => {
-      const [list, health, rows] = await Promise.all([
-        admin.groups(),
-        optional(admin.health()),
-        optional(admin.groupRows()),
-      ]);
-      const groups = list?.groups || [];
-      // Lag needs Redis reads; without them (no inspector, an error) the column shows '—'.
-      const lag: LagByGroup = rows.data
-        ? new Map(rows.data.map((r) => [keyOf(r.streamPrefix, r.consumerGroup), r]))
-        : null;
-      renderHealthCards(cards, health, groups);
-      renderGroupsTable(body, groups, lag);
-    },
+    refresh,
     fail: (e) => {
       fill(body, h('p', { class: 'empty' }, alertBox('Cannot load the groups: ' + describeError(e))));
     },
