@@ -12,7 +12,7 @@ import type { StreamSnapshot } from '../store/store.js';
 const LOAD_CONCURRENCY = 16;
 
 /** UTF-16 code-unit order, the order of the listing and of the cursor. */
-export function compareNames(a: string, b: string): number {
+function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 

@@ -82,7 +82,7 @@ export const limitParam: QueryParam<number> = {
 };
 
 /** Largest page of a group list, and its size when `limit` is absent (docs/protocol.md#listing-groups-in-pages). */
-export const MAX_GROUP_PAGE = 1000;
+const MAX_GROUP_PAGE = 1000;
 
 /** `limit` of a group list: an integer from 1 to 1000, refused otherwise; absent or blank → 1000. */
 export const groupLimitParam: QueryParam<number> = {
