@@ -9,6 +9,7 @@
  * Redis, and how long `GET /coord/v1/monitoring/groups` takes. Options (env): BENCH_STREAMS
  * (default "10,10000"), BENCH_FLEET_INSTANCES (default "1,3").
  */
+import { readFile } from 'node:fs/promises';
 import { Redis } from 'ioredis';
 import { groupKeys } from '../src/store/keys.js';
 import { decodeMember } from '../src/store/records.js';
@@ -25,8 +26,12 @@ export interface FleetRow {
   idleCpuPercent: number;
   /** Milliseconds from a silent member's lease end until Redis records it EXPIRED (null: not within 30 s). */
   expiryLagMs: number | null;
-  /** Milliseconds `GET /monitoring/groups` took (median of 3). */
+  /** Milliseconds `GET /monitoring/groups` took without parameters (first page, up to 1,000 groups; median of 3). */
   listGroupsMs: number;
+  /** Milliseconds `GET /monitoring/groups?limit=100` took (the console's first page; median of 3). */
+  firstPageMs: number;
+  /** The serving instance's RSS after the list requests less before them, in MB. */
+  listRssDeltaMb: number;
 }
 
 const LEASE_MS = 6_000;
@@ -112,13 +117,20 @@ async function expiryLag(redis: Redis, base: URL, p: string): Promise<number | n
   return null;
 }
 
-async function listGroupsMs(base: URL): Promise<number> {
+/** Resident set size of process `pid`, in bytes. */
+async function rssBytes(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
+}
+
+/** Median milliseconds of 3 `GET /monitoring/groups{query}`. */
+async function listGroupsMs(base: URL, query = ''): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < 3; i++) {
     const t0 = performance.now();
-    const res = await fetch(new URL('/coord/v1/monitoring/groups', base));
+    const res = await fetch(new URL(`/coord/v1/monitoring/groups${query}`, base));
     await res.arrayBuffer();
-    if (!res.ok) throw new Error(`GET /monitoring/groups: ${res.status}`);
+    if (!res.ok) throw new Error(`GET /monitoring/groups${query}: ${res.status}`);
     times.push(performance.now() - t0);
   }
   return median(times);
@@ -144,13 +156,19 @@ export async function benchFleet(
       await sleep(WARMUP_MS);
       const [rate, cpu] = await idleCost(redis, coordinators);
       const lag = await expiryLag(redis, base, names[Math.floor(names.length / 2)]!);
+      const rss0 = await rssBytes(coordinators[0]!.pid);
+      const firstPageMs = await listGroupsMs(base, '?limit=100');
+      const listMs = await listGroupsMs(base);
+      const rss1 = await rssBytes(coordinators[0]!.pid);
       rows.push({
         streams,
         instances: count,
         idleCommandsPerSec: rate,
         idleCpuPercent: cpu,
         expiryLagMs: lag,
-        listGroupsMs: await listGroupsMs(base),
+        listGroupsMs: listMs,
+        firstPageMs,
+        listRssDeltaMb: (rss1 - rss0) / 2 ** 20,
       });
       console.error(`fleet bench: ${streams} streams on ${count} instance(s) done`);
     }
