@@ -63,7 +63,8 @@ function send(c: Context<AppEnv>, asset: ConsoleAsset): Response {
 export function consoleRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // Someone who opens the coordinator's address in a browser lands on the console, not a JSON 404.
-  app.get('/', (c) => c.redirect(CONSOLE_BASE, 302));
+  // Middleware rather than a route: `/` is no API operation (the OpenAPI catalogue lists routes).
+  app.use('/', async (c, next) => (c.req.method === 'GET' ? c.redirect(CONSOLE_BASE, 302) : next()));
   app.get(CONSOLE_BASE, (c) => send(c, CONSOLE_PAGE));
   app.get(`${CONSOLE_BASE}/*`, (c) => {
     const path = c.req.path;
