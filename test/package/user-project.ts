@@ -162,6 +162,9 @@ export function writeUserProject(dir: string, typeRoots: string): void {
       types: ['node'],
       typeRoots: [typeRoots],
     };
-    writeFileSync(join(dir, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions, files: ['app.ts', 'readme.ts'] }));
+    writeFileSync(
+      join(dir, `tsconfig.${name}.json`),
+      JSON.stringify({ compilerOptions, files: ['app.ts', 'readme.ts'] }),
+    );
   }
 }
