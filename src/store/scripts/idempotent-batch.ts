@@ -100,7 +100,7 @@ export function idempotentBatchCall(
   records: readonly BatchRecord[],
 ): { keys: string[]; args: string[] } {
   const keys = [key, incarnationKey(key)];
-  const plain = records.every((r) => r.eventId === undefined);
+  const plain = records.length > 0 && records.every((r) => r.eventId === undefined);
   const args = [plain ? '*' : incarnation, String(ttlSeconds), String(maxLen), approx ? '~' : '='];
   for (const r of records) {
     let marker = 0;
