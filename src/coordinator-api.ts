@@ -179,7 +179,22 @@ export interface CoordinatorApi {
    * The member protocol; always answers (statuses in the output) unless the coordinator cannot
    * decide, or refuses: 409 MEMBER_ID_IN_USE, or MEMBER_LIMIT_REACHED for a join at the quota.
    */
-  heartbeat(prefix: string, group: string, input: HeartbeatInput): Promise<HeartbeatOutput>;
+  heartbeat(
+    prefix: string,
+    group: string,
+    input: HeartbeatInput,
+    options?: { fastPathTried?: boolean | undefined },
+  ): Promise<HeartbeatOutput>;
+  /**
+   * The fast path of a batch's heartbeats to one group in one store call: per input, its
+   * answer, or null when it needs `heartbeat` (with `fastPathTried`). Absent: every item takes
+   * `heartbeat`.
+   */
+  steadyHeartbeats?(
+    prefix: string,
+    group: string,
+    inputs: readonly HeartbeatInput[],
+  ): Promise<Array<HeartbeatOutput | null>>;
   /** Pure read of every group of every stream (store order). */
   listGroups(): Promise<GroupSnapshot[]>;
   /**

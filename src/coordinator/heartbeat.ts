@@ -48,6 +48,60 @@ export interface HeartbeatHooks {
   reshardingTouched(prefix: string, now: number): Promise<void>;
 }
 
+/** How a heartbeat is run. */
+export interface HeartbeatOptions {
+  /** The fast path was just tried for this input and missed (a batch's steady read): skip it. */
+  fastPathTried?: boolean | undefined;
+}
+
+/** Whether the fast path may answer `input` at all. */
+function wellFormed(input: HeartbeatInput): boolean {
+  return input.protocolVersion === PROTOCOL_VERSION && input.memberId === input.pathMemberId;
+}
+
+/** The stored-progress JSON of a heartbeat, as the full path records it (one row per shard). */
+function progressOf(input: HeartbeatInput): string {
+  return JSON.stringify(normalizeProgress(input.shardProgress));
+}
+
+/**
+ * The steady heartbeats of one batch to one group in one store call (docs/protocol.md#batched-heartbeats):
+ * per input, in order, its fast-path answer, or null when it must take the full path (`heartbeat`
+ * with `fastPathTried`). Each answer and renewal is exactly the single heartbeat's fast path.
+ */
+export async function steadyHeartbeats(
+  ctx: Ctx,
+  prefix: string,
+  group: string,
+  inputs: readonly HeartbeatInput[],
+): Promise<Array<HeartbeatOutput | null>> {
+  const out: Array<HeartbeatOutput | null> = inputs.map(() => null);
+  const members: Array<{ memberId: string; fastKey: string; progressJson: string }> = [];
+  const at: number[] = [];
+  inputs.forEach((input, i) => {
+    if (!wellFormed(input) || input.memberEpoch <= 0) return;
+    members.push({ memberId: input.memberId, fastKey: heartbeatKey(input), progressJson: progressOf(input) });
+    at.push(i);
+  });
+  if (!ctx.store.readSteady || members.length === 0) return out;
+  const now = ctx.now();
+  const leaseExpiresAt = now + ctx.protocol.memberLeaseTtlMs;
+  const answers = await ctx.store.readSteady({ prefix, group, now, leaseExpiresAt, members });
+  answers.forEach((answer, j) => {
+    ctx.emit({ type: 'fast-path', hit: answer !== null });
+    if (answer === null) return;
+    out[at[j] as number] = answer;
+    ctx.emit({
+      type: 'heartbeat',
+      status: answer.status,
+      path: 'fast',
+      streamPrefix: prefix,
+      consumerGroup: group,
+    });
+  });
+  return out;
+}
+
 /** The heartbeat of `input` to `group` of stream `prefix` (docs/protocol.md#heartbeat). */
 export async function heartbeat(
   ctx: Ctx,
@@ -55,10 +109,9 @@ export async function heartbeat(
   group: string,
   input: HeartbeatInput,
   hooks: HeartbeatHooks,
+  options: HeartbeatOptions = {},
 ): Promise<HeartbeatOutput> {
-  if (input.protocolVersion !== PROTOCOL_VERSION || input.memberId !== input.pathMemberId) {
-    return decideHeartbeat(null, input, ctx.protocol, ctx.now()).response;
-  }
+  if (!wellFormed(input)) return decideHeartbeat(null, input, ctx.protocol, ctx.now()).response;
   const now = ctx.now();
   const id = input.memberId;
   const reported = [
@@ -68,8 +121,8 @@ export async function heartbeat(
   ];
   // What the fast path stores, as the full path records it: one row per shard, so repeated rows
   // cannot make a member's stored progress larger than its shards.
-  const progressJson = JSON.stringify(normalizeProgress(input.shardProgress));
-  let fastKey: string | null = input.memberEpoch > 0 ? heartbeatKey(input) : null;
+  const progressJson = progressOf(input);
+  let fastKey: string | null = input.memberEpoch > 0 && !options.fastPathTried ? heartbeatKey(input) : null;
   let maintenance = 0;
   let assigned = false;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {

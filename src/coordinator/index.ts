@@ -31,7 +31,7 @@ import type { CoordinatorDeps, Ctx } from './context.js';
 import { errorText } from './context.js';
 import { EvictionPolicyCheck } from './eviction-check.js';
 import { RedisHealthProbe } from './health.js';
-import { heartbeat } from './heartbeat.js';
+import { type HeartbeatOptions, heartbeat, steadyHeartbeats } from './heartbeat.js';
 import { withIntactGroup } from './integrity.js';
 import { repairGroup } from './repair.js';
 import * as resharding from './resharding.js';
@@ -154,16 +154,40 @@ export class Coordinator implements CoordinatorApi {
   /** What a heartbeat calls back into (made once: the heartbeat path allocates as little as it can). */
   private readonly heartbeatHooks = { reshardingTouched: (p: string, now: number) => this.lazyPass(p, now) };
 
-  async heartbeat(prefix: string, group: string, input: HeartbeatInput): Promise<HeartbeatOutput> {
+  async heartbeat(
+    prefix: string,
+    group: string,
+    input: HeartbeatInput,
+    options?: HeartbeatOptions,
+  ): Promise<HeartbeatOutput> {
     try {
       return await withIntactGroup(this.ctx, prefix, group, () =>
-        heartbeat(this.ctx, prefix, group, input, this.heartbeatHooks),
+        heartbeat(this.ctx, prefix, group, input, this.heartbeatHooks, options),
       );
     } catch (err) {
       this.ctx.emit({
         type: 'heartbeat',
         status: isCoordinatorError(err) ? err.code : 'INTERNAL_ERROR',
         path: 'full',
+        streamPrefix: prefix,
+        consumerGroup: group,
+      });
+      throw err;
+    }
+  }
+
+  async steadyHeartbeats(
+    prefix: string,
+    group: string,
+    inputs: readonly HeartbeatInput[],
+  ): Promise<Array<HeartbeatOutput | null>> {
+    try {
+      return await steadyHeartbeats(this.ctx, prefix, group, inputs);
+    } catch (err) {
+      this.ctx.emit({
+        type: 'heartbeat',
+        status: isCoordinatorError(err) ? err.code : 'INTERNAL_ERROR',
+        path: 'fast',
         streamPrefix: prefix,
         consumerGroup: group,
       });

@@ -8,6 +8,7 @@
 import type { RetireOutcome, ShardReading } from '../core/drain-evidence.js';
 import { planDueAt } from '../core/due.js';
 import { CoordinatorError } from '../core/errors.js';
+import type { HeartbeatOutput } from '../core/heartbeat-types.js';
 import type { RedisPort } from '../redis/port.js';
 import { dueIndexKeys, groupKeys, streamKeys, streamsIndexKey, tokenSecretKey } from './keys.js';
 import { readMaxmemoryPolicy } from './maxmemory-policy.js';
@@ -31,7 +32,9 @@ import {
   decodeMemberRead,
   decodeMembersRead,
   decodeProbe,
+  decodeSteadyRead,
   encodeMemberRead,
+  encodeSteadyRead,
   groupCall,
 } from './scripts/read-replies.js';
 import { REGISTER_STREAM } from './scripts/register-stream.js';
@@ -40,6 +43,7 @@ import { RENEW_LOCK } from './scripts/renew-lock.js';
 import { RETIRE_SHARD } from './scripts/retire-shard.js';
 import { decodeProvisionExisting, decodeRetireReply, decodeShardReading } from './scripts/shard-args.js';
 import { SHARD_EVIDENCE } from './scripts/shard-evidence.js';
+import { STEADY_READ } from './scripts/steady-lua.js';
 import { STREAM_PROBE } from './scripts/stream-probe.js';
 import type {
   AssignmentRead,
@@ -53,6 +57,7 @@ import type {
   PingOutcome,
   ShardDeletion,
   ShardOps,
+  SteadyReadRequest,
   Store,
   StreamPlan,
   StreamProbe,
@@ -75,6 +80,7 @@ const DECLARING: ReadonlySet<LuaScript> = new Set([
   RELEASE_LOCK,
   LOAD,
   MEMBER_READ,
+  STEADY_READ,
   ASSIGNMENT_READ,
   MEMBERS_READ,
   DUE_READ,
@@ -273,6 +279,12 @@ export class RedisStore implements Store, Required<ShardOps> {
   /** A heartbeat's read of its group, or the fast-path answer. */
   async readMember(req: MemberReadRequest): Promise<MemberRead> {
     return decodeMemberRead(req, await this.script(MEMBER_READ, encodeMemberRead(this.ns, req)));
+  }
+
+  /** The fast path of a batch's members in one call. */
+  async readSteady(req: SteadyReadRequest): Promise<Array<HeartbeatOutput | null>> {
+    if (req.members.length === 0) return [];
+    return decodeSteadyRead(req, await this.script(STEADY_READ, encodeSteadyRead(this.ns, req)));
   }
 
   /** An assignment round's read. */

@@ -108,6 +108,17 @@ export interface MemberReadRequest {
   recoveryHoldMs?: number;
 }
 
+/** Input of `readSteady`: the steady heartbeats of one batch to one group. */
+export interface SteadyReadRequest {
+  prefix: string;
+  group: string;
+  now: number;
+  /** Lease the answers renew to. */
+  leaseExpiresAt: number;
+  /** One entry per member: its fast-path key (`heartbeatKey`) and the progress JSON to store. */
+  members: ReadonlyArray<{ memberId: string; fastKey: string; progressJson: string }>;
+}
+
 /** Everything a heartbeat decides from. */
 export interface MemberReadView {
   kind: 'view';
@@ -281,6 +292,11 @@ export interface Store extends StreamOps, Partial<ShardOps> {
   load(prefix: string, groups: string[] | 'all'): Promise<StreamSnapshot | null>;
   /** A heartbeat's read (or its fast-path answer). Throws METADATA_CORRUPT like `load`. */
   readMember(req: MemberReadRequest): Promise<MemberRead>;
+  /**
+   * The fast path of several members of one group in one call: per member, in order, its stored
+   * answer (renewed as `readMember`'s fast path renews it) or null when it needs the full path.
+   */
+  readSteady?(req: SteadyReadRequest): Promise<Array<HeartbeatOutput | null>>;
   /**
    * An assignment round's read, taking (or renewing) the group's assignment lock with `token`
    * for `lockMs` in the same round trip. `'busy'` when someone else holds the lock; null when

@@ -29,6 +29,7 @@ import { RENEW_LOCK } from '../../src/store/scripts/renew-lock.js';
 import { RETIRE_SHARD } from '../../src/store/scripts/retire-shard.js';
 import { SHARD_EVIDENCE } from '../../src/store/scripts/shard-evidence.js';
 import { FENCED_COMMAND, OWNER_CLAIM, OWNER_RELEASE } from '../../src/store/scripts/shard-owner.js';
+import { STEADY_READ } from '../../src/store/scripts/steady-lua.js';
 import { STREAM_PROBE } from '../../src/store/scripts/stream-probe.js';
 
 /** Every script, keyed by its `name` (a key that differs from the name fails the pin test). */
@@ -39,6 +40,7 @@ export const SCRIPTS = {
   commit: COMMIT,
   load: LOAD,
   'member-read': MEMBER_READ,
+  'steady-read': STEADY_READ,
   'assignment-read': ASSIGNMENT_READ,
   'members-read': MEMBERS_READ,
   'due-read': DUE_READ,

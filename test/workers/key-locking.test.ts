@@ -42,6 +42,7 @@ const STORE_DECLARING = [
   'release-lock',
   'load',
   'member-read',
+  'steady-read',
   'assignment-read',
   'members-read',
   'due-read',

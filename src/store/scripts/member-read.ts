@@ -12,11 +12,8 @@
  * ARGV[8] the shards the request names, comma-separated (one argument: cheaper to pass than many)
  * ARGV[9] how long a recovery hold lasts, ms (the member lease)
  *
- * The fast path answers when the member's fingerprint matches the group header, the stream
- * revision, the member's record revision, its target and the request key; each shard the
- * answer keeps pending is still held by the same member with the same status; no correction
- * round is open; the member is in the lease index; and no lease, deadline or timer is due.
- * It then renews the lease (never shortens it) and the heartbeat time and progress.
+ * The fast path (steady-lua.ts) answers a steady heartbeat from the member's stored fingerprint
+ * and renews its lease, heartbeat time and progress.
  *
  * Redis restarts: the header keeps the `run_id` of the server that last read it on
  * the full path (`rn`). Another run id means the data may be older than what members were told
@@ -40,8 +37,9 @@
  */
 import { GROUP_INTEGRITY_LUA } from './group-keys-lua.js';
 import type { LuaScript } from './lua-script.js';
+import { STEADY_LUA } from './steady-lua.js';
 
-const lua = `${GROUP_INTEGRITY_LUA}local m = ARGV[2]
+const lua = `${GROUP_INTEGRITY_LUA}${STEADY_LUA}local m = ARGV[2]
 local now = ARGV[3]
 local fastKey = ARGV[4]
 local k = tonumber(ARGV[7])
@@ -73,79 +71,9 @@ end
 local rec = redis.call('HGET', K[3], m)
 local tgt = redis.call('HGET', K[5], m)
 local lease = redis.call('ZSCORE', K[7], m)
-local expired, deadlines, timers
-local function readDue()
-  if not expired then
-    expired = redis.call('ZRANGEBYSCORE', K[7], '-inf', '(' .. now, 'LIMIT', 0, k)
-    deadlines = redis.call('ZRANGEBYSCORE', K[10], '-inf', now, 'LIMIT', 0, k)
-    timers = redis.call('ZRANGEBYSCORE', K[11], '-inf', now, 'LIMIT', 0, k)
-  end
-end
-local function groupKey(slot)
-  return K[slot + 1]
-end
-
-local function liveAt(v)
-  local head = v and string.match(v, '^{"at":%-?%d+')
-  return head, head and string.sub(head, 7)
-end
-
-local recovering = hf.rc and tonumber(hf.rc) > tonumber(now)
-
--- Nothing is due while the header's cached earliest time ('nd') lies ahead; once it has passed,
--- the indexes are read, and when they hold nothing due after all (renewals moved the earliest
--- lease later) the answer sets the cache again, so a steady group reads them about once per lease.
-local quiet = hf.nd == '-' or (hf.nd ~= nil and tonumber(now) < tonumber(hf.nd))
-local stale = false
-if fastKey ~= '' and rec and lease and not hf.cr and not recovering and not quiet then
-  readDue()
-  quiet = #expired == 0 and #deadlines == 0 and #timers == 0
-  stale = quiet
-end
-
-if fastKey ~= '' and rec and lease and not hf.cr and not recovering and quiet then
-  local fp = redis.call('HGET', K[9], m)
-  if fp then
-    local head = (hf.ge or '') .. '|' .. (hf.ae or '') .. '|' .. (hf.mv or '') .. '|' .. s[1] .. '|'
-      .. (string.match(rec, '^(%d+)|') or '') .. '|' .. (tgt or '') .. '|' .. string.len(fastKey) .. '|'
-      .. fastKey .. '|'
-    local ok = string.sub(fp, 1, string.len(head)) == head
-    local pos = string.len(head) + 1
-    if ok then
-      -- Each pending shard must still be held by the same member with the same status.
-      local n = string.match(fp, '^(%d+)|', pos)
-      ok = n ~= nil
-      if ok then
-        pos = pos + string.len(n) + 1
-        for _ = 1, tonumber(n) do
-          local shard, status, len = string.match(fp, '^(%d+),(%a),(%d+):', pos)
-          if not shard then
-            ok = false
-            break
-          end
-          pos = pos + string.len(shard) + string.len(len) + 4
-          local entry = string.sub(fp, pos, pos + tonumber(len) - 1)
-          pos = pos + tonumber(len) + 1
-          local holder = string.match(entry, '^(.*)|[cgr]$')
-          if redis.call('HGET', K[6], shard) ~= entry or redis.call('HGET', K[4], holder) ~= status then
-            ok = false
-            break
-          end
-        end
-      end
-    end
-    if ok then
-      redis.call('ZADD', K[7], 'XX', 'GT', ARGV[5], m)
-      if stale then
-        redis.call('HSET', K[2], 'nd', nextDue(groupKey))
-      end
-      local _, at = liveAt(redis.call('HGET', K[8], m))
-      if not at or tonumber(now) >= tonumber(at) then
-        redis.call('HSET', K[8], m, '{"at":' .. now .. ',"progress":' .. ARGV[6] .. '}')
-      end
-      return { 3, string.sub(fp, pos) }
-    end
-  end
+local answer = steadyAnswer(hf, s[1], now, k, m, rec, tgt, lease, fastKey, ARGV[5], ARGV[6])
+if answer then
+  return { 3, answer }
 end
 
 -- The full path decides: first make sure no index it reads went missing.
@@ -153,7 +81,7 @@ local lost = lostParts()
 if lost then
   return { -6, lost }
 end
-readDue()
+readDue(now, k)
 
 local info = redis.pcall('INFO', 'server')
 local run = type(info) == 'string' and string.match(info, 'run_id:(%x+)') or nil
@@ -240,5 +168,5 @@ return { 1, s[1], s[2], h, rec or false, tgt or false, lease or false, at or fal
 export const MEMBER_READ: LuaScript = {
   name: 'member-read',
   lua,
-  sha1: '70e9da2df8987a5bff15b72936b7776d9506cd56',
+  sha1: 'eb42fc3c9e03280c6411d500eee96f1028dc81a9',
 };

@@ -25,6 +25,7 @@ import type {
   MemberRead,
   MemberReadRequest,
   MembersRead,
+  SteadyReadRequest,
   StreamProbe,
 } from '../store.js';
 import type { ScriptCall } from './commit-args.js';
@@ -50,6 +51,27 @@ export function encodeMemberRead(ns: string, req: MemberReadRequest): ScriptCall
     req.shards.join(','),
     String(Math.max(0, Math.floor(req.recoveryHoldMs ?? 0))),
   ]);
+}
+
+/** The steady-read call: now, the lease, then (member, key, progress) per member. */
+export function encodeSteadyRead(ns: string, req: SteadyReadRequest): ScriptCall {
+  const args = [String(Math.floor(req.now)), String(Math.floor(req.leaseExpiresAt))];
+  for (const m of req.members) args.push(m.memberId, m.fastKey, m.progressJson);
+  return groupCall(ns, req.prefix, req.group, args);
+}
+
+/** Decodes the steady-read reply: one answer or null per member (all null on an empty reply). */
+export function decodeSteadyRead(req: SteadyReadRequest, reply: unknown): Array<HeartbeatOutput | null> {
+  const a = list(reply);
+  return req.members.map((m, i) => {
+    const text = str(a[i] ?? null);
+    if (text === null) return null;
+    try {
+      return JSON.parse(text) as HeartbeatOutput;
+    } catch {
+      throw corrupt(req.prefix, `the fast-path answer of member "${m.memberId}" is unreadable`);
+    }
+  });
 }
 
 /** Decodes the member-read reply. */
