@@ -8,7 +8,8 @@
  * scale,fleet,heartbeat,heartbeat-batch,producer,consumer,login,batch-memory,cost; default all), BENCH_STREAMS and
  * BENCH_FLEET_INSTANCES (the fleet bench: streams per row, default "10,10000"; instances,
  * default "1,3"), BENCH_BM_CONCURRENCY, BENCH_BM_SECONDS and BENCH_BM_HEAP_MB (the batch-memory
- * bench: clients, seconds of load and coordinator heap; default 120, 10 and 192).
+ * bench: clients, seconds of load and coordinator heap; default 120, 10 and 192), BENCH_PROTOCOL_ONLY=1
+ * (the scale bench's members only follow `heartbeatIntervalMs`, as the reference Python client).
  */
 
 import { startStandalone } from '../test/support/redis-server.js';
@@ -20,6 +21,7 @@ import { benchHeartbeats, type HeartbeatBenchRow } from './heartbeat.js';
 import { benchHeartbeatBatch } from './heartbeat-batch.js';
 import { benchLoginStorm } from './login-storm.js';
 import { benchProducer } from './producer.js';
+import { PROTOCOL_ONLY } from './scale/member.js';
 import { benchScale, type ScaleRow } from './scale/scale.js';
 
 const selected = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
@@ -95,7 +97,7 @@ function scaleTable(rows: ScaleRow[]): string {
     return list.length === 0 ? '0' : `${list.join(', ')} of ${r.heartbeats}`;
   };
   return [
-    '### Real-time scale (coordinator processes as `npm start`, real HTTP, members on their own 3 s timers, 15 s lease, 1,024 shards)',
+    `### Real-time scale (coordinator processes as \`npm start\`, real HTTP, members on their own 3 s timers, 15 s lease, 1,024 shards; ${PROTOCOL_ONLY ? 'protocol-only members: they follow heartbeatIntervalMs and nothing else' : 'members behave as our SDK: up to a tenth early, at once after a revoke'})`,
     table(
       [
         'members (instances)',

@@ -4,6 +4,8 @@
  * exactly the shards it was last assigned (a dropped shard is released by leaving it out of
  * `ownedShards`, as the Python client does) and, like our consumer SDK, heartbeats at once after
  * finishing a revoke, and comes back up to a tenth of the interval early (as our SDK does).
+ * With `BENCH_PROTOCOL_ONLY=1` it does neither: it only follows `heartbeatIntervalMs`, as the
+ * reference Python client does, which is the slowest a correct client converges.
  */
 import http from 'node:http';
 
@@ -45,6 +47,9 @@ interface Answer {
   assigned: number[];
   pending: number[];
 }
+
+/** Members that only follow the answers' interval (the reference Python client's behaviour). */
+export const PROTOCOL_ONLY = process.env.BENCH_PROTOCOL_ONLY === '1';
 
 // One keep-alive connection per member in flight, as members in separate processes would have.
 const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
@@ -179,12 +184,12 @@ export class RealMember {
       const dropped = this.apply(answer);
       next = answer.heartbeatIntervalMs > 0 ? answer.heartbeatIntervalMs : this.intervalMs;
       this.intervalMs = next;
-      // As our SDK does: up to a tenth early, so members answered together drift apart.
-      next = Math.round(next * (1 - Math.random() * 0.1));
-      // Our SDK heartbeats as soon as a revoke has finished (here: at once).
-      if (dropped.length > 0) {
-        this.released = dropped;
-        next = 0;
+      if (dropped.length > 0) this.released = dropped;
+      if (!PROTOCOL_ONLY) {
+        // As our SDK does: up to a tenth early, so members answered together drift apart.
+        next = Math.round(next * (1 - Math.random() * 0.1));
+        // Our SDK heartbeats as soon as a revoke has finished (here: at once).
+        if (dropped.length > 0) next = 0;
       }
     }
     this.schedule(next);

@@ -251,6 +251,7 @@ function roundOps(ctx: Ctx, read: AssignmentRead, token: string, now: number): P
   const round = assignmentRound(
     {
       live: read.live,
+      dueRank: (id) => read.leaseOf.get(id) ?? Number.POSITIVE_INFINITY,
       assignable: assignableOf(read.head),
       previous: read.targets,
       held: (id) => {

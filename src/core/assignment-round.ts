@@ -13,6 +13,11 @@ import { minus, sameShards } from './shard-set.js';
 export interface AssignmentInput {
   /** ACTIVE members whose lease has not run out (any order). */
   live: readonly string[];
+  /**
+   * When a live member's next heartbeat is due, on any scale (lower = sooner; equal = member
+   * id decides), or absent: moves then go by member id (docs/protocol.md#sticky-assignment).
+   */
+  dueRank?: (memberId: string) => number;
   /** Shards targets may contain (sorted). */
   assignable: readonly number[];
   /** Stored targets by member (members that are no longer live included). */
@@ -43,7 +48,12 @@ export function assignmentRound(
   config: ProtocolConfig,
   now: number,
 ): AssignmentRound {
-  const targets = targetAssignment(input.live, input.assignable, (id) => input.previous.get(id));
+  const targets = targetAssignment(
+    input.live,
+    input.assignable,
+    (id) => input.previous.get(id),
+    input.dueRank,
+  );
   const changed = new Map<string, number[]>();
   const deadlines = new Map<string, number | null>();
   for (const [id, t] of targets) {

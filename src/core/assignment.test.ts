@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { computeTargetAssignment } from './assignment.js';
+import { computeTargetAssignment, targetAssignment } from './assignment.js';
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
@@ -149,6 +149,86 @@ describe('assignment > sticky, fully balanced targets', () => {
           if (new Set(kept).size <= floor) for (const s of kept) expect(t[m]).toContain(s);
         }
       }),
+    );
+  });
+
+  /** `targetAssignment` with members due in the order `dueOrder` (first = soonest). */
+  const byDue = (
+    members: string[],
+    shards: number[],
+    previous: Record<string, number[]>,
+    dueOrder: string[],
+  ) =>
+    Object.fromEntries(
+      targetAssignment(
+        members,
+        shards,
+        (id) => previous[id],
+        (id) => dueOrder.indexOf(id),
+      ),
+    );
+
+  it('a join takes its shard from the equal keeper due soonest (it gives it up first)', () => {
+    const previous = { a: [0, 1], b: [2, 3], c: [4, 5] };
+    // By id, c (the largest) would give up shard 5; b comes back first, so b gives up shard 3.
+    expect(computeTargetAssignment(['a', 'b', 'c', 'd'], range(6), previous)).toEqual({
+      a: [0, 1],
+      b: [2, 3],
+      c: [4],
+      d: [5],
+    });
+    expect(byDue(['a', 'b', 'c', 'd'], range(6), previous, ['b', 'c', 'a', 'd'])).toEqual({
+      a: [0, 1],
+      b: [2],
+      c: [4, 5],
+      d: [3],
+    });
+  });
+
+  it("a departed member's shard goes to the equal keeper due soonest (it receives it first)", () => {
+    const previous = { a: [0], b: [1], c: [2], x: [3] };
+    expect(computeTargetAssignment(['a', 'b', 'c'], range(4), previous)).toEqual({
+      a: [0, 3],
+      b: [1],
+      c: [2],
+    });
+    expect(byDue(['a', 'b', 'c'], range(4), previous, ['c', 'a', 'b'])).toEqual({
+      a: [0],
+      b: [1],
+      c: [2, 3],
+    });
+  });
+
+  it('moves as few shards with a due order as without one, balanced and stable (property)', () => {
+    fc.assert(
+      fc.property(
+        arbCase.chain((c) =>
+          fc.shuffledSubarray(c.members, { minLength: c.members.length }).map((due) => ({ ...c, due })),
+        ),
+        ({ members, shards, previous, due }) => {
+          const t = byDue(members, shards, previous, due);
+          const plain = computeTargetAssignment(members, shards, previous);
+          expect(
+            Object.values(t)
+              .flat()
+              .sort((a, b) => a - b),
+          ).toEqual(
+            Object.values(plain)
+              .flat()
+              .sort((a, b) => a - b),
+          );
+          expect(loads(t).sort()).toEqual(loads(plain).sort());
+          // Stickiness is the same: as many shards stay with the member that kept them (a shard
+          // claimed twice in a corrupt previous map counts for the first claimant in id order).
+          const keeper = new Map<number, string>();
+          for (const m of [...members].sort())
+            for (const s of previous[m] ?? []) if (!keeper.has(s)) keeper.set(s, m);
+          const stayed = (x: Record<string, number[]>) =>
+            members.reduce((n, m) => n + (x[m] ?? []).filter((s) => keeper.get(s) === m).length, 0);
+          expect(stayed(t)).toBe(stayed(plain));
+          expect(byDue(members, shards, t, due)).toEqual(t);
+        },
+      ),
     );
   });
 });

@@ -4,8 +4,11 @@
  * Unlike the reference's one-shard-at-a-time balancing loop (which can stop at spread 2,
  * docs/protocol.md#deviation-full-balance), loads are fixed up front: with S shards and n members every member gets
  * ⌊S/n⌋ shards and S mod n of them one more. The extra slots go to the members that already
- * keep the most shards (ties → smallest id), which maximises how many shards stay where they
- * were; overloaded members give up their highest shard indexes.
+ * keep the most shards, which maximises how many shards stay where they were; overloaded members
+ * give up their highest shard indexes. Among members that keep as many shards, a move is given to
+ * the one due soonest when the caller knows who that is (`dueRank`): a shard must first be
+ * given up, at its holder's next heartbeat, so the holder that comes back first gives it up, and
+ * the member that comes back first receives one. Without it (or on a tie) the smallest id.
  */
 
 import { dict, own } from './dict.js';
@@ -28,6 +31,7 @@ export function targetAssignment(
   liveMemberIds: readonly string[],
   shards: readonly number[],
   previousOf: (memberId: string) => readonly number[] | undefined,
+  dueRank?: (memberId: string) => number,
 ): Map<string, number[]> {
   const members = [...new Set(liveMemberIds)].sort(compareIds);
   const result = new Map<string, number[]>();
@@ -48,7 +52,7 @@ export function targetAssignment(
     }
   }
 
-  const quota = quotas(members, all.length, kept);
+  const quota = quotas(members, all.length, kept, dueRank);
   for (const m of members) {
     const mine = kept.get(m)!;
     const q = quota.get(m)!;
@@ -81,11 +85,27 @@ export function targetAssignment(
   return result;
 }
 
-/** Per-member target sizes: ⌊S/n⌋, plus one for the S mod n members keeping the most shards. */
-function quotas(members: string[], shardCount: number, kept: Map<string, number[]>): Map<string, number> {
+/**
+ * Per-member target sizes: ⌊S/n⌋, plus one for the S mod n members keeping the most shards. On a
+ * tie, members keeping more than ⌊S/n⌋ (who keep the extra shard or give it up) hand it over
+ * due soonest first, so the latest keep it; members keeping fewer (who receive it) take it due
+ * soonest first.
+ */
+function quotas(
+  members: string[],
+  shardCount: number,
+  kept: Map<string, number[]>,
+  dueRank: ((memberId: string) => number) | undefined,
+): Map<string, number> {
   const base = Math.floor(shardCount / members.length);
   const extra = shardCount % members.length;
-  const byKept = [...members].sort((a, b) => kept.get(b)!.length - kept.get(a)!.length || compareIds(a, b));
+  const byKept = [...members].sort((a, b) => {
+    const ka = kept.get(a)!.length;
+    const by = kept.get(b)!.length - ka;
+    if (by !== 0 || !dueRank) return by || compareIds(a, b);
+    const due = dueRank(a) - dueRank(b);
+    return (ka > base ? -due : due) || compareIds(a, b);
+  });
   const out = new Map<string, number>();
   byKept.forEach((m, i) => {
     out.set(m, base + (i < extra ? 1 : 0));

@@ -154,8 +154,13 @@ export interface AssignmentRead {
   streamRev: number;
   head: StreamHead;
   header: GroupHeader;
-  /** Members in the lease index whose lease has not run out. */
+  /** Members in the lease index whose lease has not run out, earliest lease first. */
   live: string[];
+  /**
+   * Their lease expiries: each heartbeat renews a lease to its time + the lease TTL, so these
+   * order the members by when their next heartbeats are due.
+   */
+  leaseOf: Map<string, number>;
   targets: Map<string, number[]>;
   owners: Map<number, OwnerEntry>;
   deadlines: Map<string, number>;

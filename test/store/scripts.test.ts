@@ -26,7 +26,7 @@ const PINNED: Record<string, string> = {
   load: '77c6a8bbc45d2b9c67af98d145afdf7f0593e6a5',
   'member-read': 'eb42fc3c9e03280c6411d500eee96f1028dc81a9',
   'steady-read': '5b7749c4b96027e8fbd55cba917e15ac1725e82c',
-  'assignment-read': '82c9402496b498e8c35122f7ebe986af880d1683',
+  'assignment-read': '2e169486b16cf502c81efb62d46bd2d13e6bc63a',
   'members-read': 'b1356b9063e9184e0d4fa092c4a7b3150c22c3f9',
   'due-read': '7fa86019e6ae385152f36f6ee01f79bfd58a185f',
   'stream-probe': '8e5a22ac81b0f9bce40ff683170ff52eecbf7b1c',

@@ -10,8 +10,8 @@
  *
  * ASSIGNMENT_READ — ARGV now (ms), token, lock lease (ms). Takes (or renews) the group's assignment lock with the
  *   token. Returns {0} when the stream or the group header is missing, {-5} when someone else
- *   holds the lock, else {1, rev, hb, header, liveMembers (lease ≥ now), targets, owners,
- *   deadlines+scores}.
+ *   holds the lock, else {1, rev, hb, header, liveMembers+leases (lease ≥ now, earliest first),
+ *   targets, owners, deadlines+scores}.
  * MEMBERS_READ — ARGV member ids. Returns {0} when the stream or the group header
  *   is missing, else {1, rev, hb, header, per member {record, target, lease, heartbeatAt, deadline}}.
  */
@@ -43,7 +43,7 @@ if lock and lock ~= ARGV[3] then
 end
 redis.call('SET', K[13], ARGV[3], 'PX', ARGV[4])
 return { 1, s[1], s[2], redis.call('HGETALL', K[2]),
-  redis.call('ZRANGEBYSCORE', K[7], ARGV[2], '+inf'), redis.call('HGETALL', K[5]),
+  redis.call('ZRANGEBYSCORE', K[7], ARGV[2], '+inf', 'WITHSCORES'), redis.call('HGETALL', K[5]),
   redis.call('HGETALL', K[6]), redis.call('ZRANGE', K[10], 0, -1, 'WITHSCORES') }
 `;
 
@@ -63,7 +63,7 @@ return out
 export const ASSIGNMENT_READ: LuaScript = {
   name: 'assignment-read',
   lua: assignment,
-  sha1: '82c9402496b498e8c35122f7ebe986af880d1683',
+  sha1: '2e169486b16cf502c81efb62d46bd2d13e6bc63a',
 };
 
 /** The records of the named members (with lease, heartbeat time, target and deadline). */

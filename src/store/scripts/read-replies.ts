@@ -158,6 +158,7 @@ export function decodeAssignmentRead(
       derived(prefix, group, 't', () => decodeTarget(prefix, group, id, text)),
     );
   }
+  const leases = pairs(a[4]);
   const owners = new Map<number, OwnerEntry>();
   for (const [s, text] of pairs(a[6])) {
     const e = derived(prefix, group, 'o', () => decodeOwner(prefix, group, text));
@@ -167,7 +168,8 @@ export function decodeAssignmentRead(
     streamRev: parseRevision(prefix, str(a[1])),
     head: decodeStreamHead(prefix, str(a[2])),
     header: decodeHeader(prefix, group, fieldsOf(a[3])),
-    live: list(a[4]).map((x) => str(x) ?? ''),
+    live: leases.map(([m]) => m),
+    leaseOf: new Map(leases.map(([m, s]) => [m, Number(s)])),
     targets,
     owners,
     deadlines: new Map(pairs(a[7]).map(([m, s]) => [m, Number(s)])),
