@@ -128,6 +128,12 @@ export const configSchema = z
     COORDINATOR_MAX_BATCH_BODY_BYTES: intIn(1024, 16 * 1024 * 1024).default(256 * 1024),
     /** Batched heartbeats in flight at once; more answer 503 COORDINATOR_BUSY with Retry-After at once. @default 16 */
     COORDINATOR_MAX_CONCURRENT_BATCHES: intIn(1, 4096).default(16),
+    /**
+     * Longest a batched heartbeat's body may take to arrive once its slot is taken; past it the
+     * batch answers 408 REQUEST_TIMEOUT, the connection closes and the slot is free again, so slow
+     * uploads cannot hold every slot. @default 5000
+     */
+    COORDINATOR_BATCH_READ_TIMEOUT_MS: msIn(100, 600_000).default(5000),
     /** Admin principal (all roles); @default 'admin' when a password or hash is set. */
     COORDINATOR_ADMIN_USERNAME: z.string().optional(),
     /** Plaintext admin password. No default: without credentials the service runs open. */
@@ -250,6 +256,8 @@ export interface CoordinatorConfig {
   maxBatchBodyBytes: number;
   /** COORDINATOR_MAX_CONCURRENT_BATCHES: batched heartbeats in flight at once. */
   maxConcurrentBatches: number;
+  /** COORDINATOR_BATCH_READ_TIMEOUT_MS: longest a batch body may take to arrive. */
+  batchReadTimeoutMs: number;
   /** Credentials, token and member-auth settings; null = open mode (no credentials). */
   auth: AuthConfig | null;
   /** COORDINATOR_OPEN_MODE: open mode was asked for explicitly (the Worker requires it). */
@@ -327,6 +335,7 @@ export function parseConfig(env: Record<string, string | undefined>): Coordinato
     batchHeartbeats: c.COORDINATOR_BATCH_HEARTBEATS,
     maxBatchBodyBytes: c.COORDINATOR_MAX_BATCH_BODY_BYTES,
     maxConcurrentBatches: c.COORDINATOR_MAX_CONCURRENT_BATCHES,
+    batchReadTimeoutMs: c.COORDINATOR_BATCH_READ_TIMEOUT_MS,
     auth: resolveAuthConfig(c).auth,
     explicitOpenMode: c.COORDINATOR_OPEN_MODE,
     rateLimitAdminMutationsPerMinute: c.COORDINATOR_RATE_LIMIT_ADMIN_MUTATIONS_PER_MINUTE,

@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   STREAM_LIMIT_REACHED: 409,
   GROUP_LIMIT_REACHED: 409,
   MEMBER_LIMIT_REACHED: 409,
+  REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   ROLLBACK_NOT_ALLOWED: 422,
   RATE_LIMIT_EXCEEDED: 429,
@@ -54,6 +55,7 @@ const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'COORDINATOR_STATE_MUTEX_UNAVAILABLE',
   'COORDINATOR_TERMINATING',
   'COORDINATOR_BUSY',
+  'REQUEST_TIMEOUT',
 ]);
 
 /** The coordinator's error: a stable `code`, its HTTP `status`, and whether retrying can help. */

@@ -5,6 +5,7 @@
  */
 import type { Context } from 'hono';
 import type { z } from 'zod';
+import { CoordinatorError } from '../core/errors.js';
 import { describeIssues, invalidRequest, payloadTooLarge } from './errors.js';
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
@@ -53,11 +54,36 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 export interface BodyChecks {
   /** Throws to refuse the bytes before they are decoded and parsed. */
   beforeParse?: (bytes: Uint8Array) => void;
+  /** Longest the body may take to arrive (408 `REQUEST_TIMEOUT` and the connection closed past it). */
+  readTimeoutMs?: number;
+}
+
+/** `read`, or 408 once `ms` have passed first (the read's later outcome is dropped). */
+async function withinDeadline(read: Promise<Uint8Array>, ms: number | undefined): Promise<Uint8Array> {
+  if (ms === undefined) return read;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new CoordinatorError('REQUEST_TIMEOUT', `the request body did not arrive within ${ms} ms`, {
+            details: { closeConnection: true },
+          }),
+        ),
+      ms,
+    );
+  });
+  read.catch(() => undefined);
+  try {
+    return await Promise.race([read, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The body parsed as JSON (required, `application/json`, UTF-8, at most `maxBytes`). */
 async function readJsonBody(c: Context, maxBytes: number, checks: BodyChecks): Promise<unknown> {
-  const bytes = await readBodyBytes(c.req.raw, maxBytes);
+  const bytes = await withinDeadline(readBodyBytes(c.req.raw, maxBytes), checks.readTimeoutMs);
   if (bytes.byteLength === 0) throw invalidRequest(['body: is required']);
   const mediaType = (c.req.header('content-type') ?? '').split(';')[0]!.trim();
   if (!JSON_MEDIA_TYPE.test(mediaType)) {

@@ -93,3 +93,35 @@ describe('node adapter > batched heartbeats refused unread', () => {
     expect(served.closed).toBe(false);
   });
 });
+
+describe('node adapter > a batch whose body is slow to arrive', () => {
+  it('answers 408 REQUEST_TIMEOUT past COORDINATOR_BATCH_READ_TIMEOUT_MS, closes the connection and frees its slot', async () => {
+    const config = parseConfig({
+      PORT: '0',
+      REDIS_URL: inject('redisUrl'),
+      COORDINATOR_KEY_PREFIX: uniquePrefix('slow-batch'),
+      COORDINATOR_MAX_CONCURRENT_BATCHES: '1',
+      COORDINATOR_BATCH_READ_TIMEOUT_MS: '300',
+    });
+    const server = await startServer({ config, log: () => {} });
+    running.push(server);
+    const host = new URL(server.url).host;
+    const p = uniquePrefix('orders');
+    const path = `/coord/v1/streams/${p}/groups/${p}/heartbeats`;
+    const head = (length: number) =>
+      `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nConnection: keep-alive\r\nContent-Length: ${length}\r\n\r\n`;
+
+    // Takes the only slot and trickles: its body never finishes.
+    const slow = await exchange(await open(server.url), `${head(100)}{"heartbeats":`);
+    expect(slow.reply).toMatch(/^HTTP\/1\.1 408 /);
+    expect(slow.reply).toMatch(/\r\nconnection: close\r\n/i);
+    expect(slow.reply).toContain('"errorCode":"REQUEST_TIMEOUT"');
+    expect(slow.closed).toBe(true);
+
+    // The slot is free again: the next batch is read and answered (400: it has no items).
+    const body = JSON.stringify({ heartbeats: [] });
+    const next = await exchange(await open(server.url), `${head(body.length)}${body}`);
+    expect(next.reply).toMatch(/^HTTP\/1\.1 400 /);
+    expect(next.reply).toContain('"errorCode":"INVALID_REQUEST"');
+  });
+});

@@ -43,7 +43,7 @@ export const MEMBER_ROUTES = {
     operationId: 'heartbeatBatch',
     tag: 'Members',
     summary: 'Batched member heartbeats (additive)',
-    description: `Additive (capability \`BATCH_HEARTBEAT\`): up to ${HEARTBEAT_BATCH_MAX_ITEMS} heartbeats of distinct members of one group in one request, each a single-route body whose \`memberId\` is also its path id. Answered 200 with one item per heartbeat, in order, each exactly what \`POST …/members/{memberId}/heartbeat\` would answer: \`httpStatus\` 200 and \`heartbeat\`, or the refusal's status (409 \`MEMBER_ID_IN_USE\`, 409 \`MEMBER_LIMIT_REACHED\`, 409 \`STATE_VERSION_CONFLICT\`, 500, 503) and its \`ErrorResponse\` in \`error\`. Items run one after another with the single route's per-member atomicity; after an item answered 503 \`REDIS_UNAVAILABLE\` or \`COORDINATOR_TERMINATING\` the rest get the same entry without being attempted. One authentication check for the whole request (the single heartbeat's access and stream scope). A body that is not a valid batch (a bad item, more than ${HEARTBEAT_BATCH_MAX_ITEMS} items, a repeated memberId, an item listing more than \`COORDINATOR_MAX_SHARD_COUNT\` shards in one list, more than 3 × \`COORDINATOR_MAX_SHARD_COUNT\` shard entries in all) is a 400 for the whole request; a body over \`COORDINATOR_MAX_BATCH_BODY_BYTES\` (256 KiB) a 413, refused on its \`Content-Length\` before it is read. Beyond \`COORDINATOR_MAX_CONCURRENT_BATCHES\` batches in flight, 503 \`COORDINATOR_BUSY\` with \`Retry-After\` at once (send the heartbeats alone meanwhile). 404 when \`COORDINATOR_BATCH_HEARTBEATS=false\`.`,
+    description: `Additive (capability \`BATCH_HEARTBEAT\`): up to ${HEARTBEAT_BATCH_MAX_ITEMS} heartbeats of distinct members of one group in one request, each a single-route body whose \`memberId\` is also its path id. Answered 200 with one item per heartbeat, in order, each exactly what \`POST …/members/{memberId}/heartbeat\` would answer: \`httpStatus\` 200 and \`heartbeat\`, or the refusal's status (409 \`MEMBER_ID_IN_USE\`, 409 \`MEMBER_LIMIT_REACHED\`, 409 \`STATE_VERSION_CONFLICT\`, 500, 503) and its \`ErrorResponse\` in \`error\`. Steady items (those the fast path answers) are answered first, together, in one Redis call; the others then run one after another, in order, with the single route's per-member atomicity; after an item (or the steady call) answered 503 \`REDIS_UNAVAILABLE\` or \`COORDINATOR_TERMINATING\` the rest get the same entry without being attempted. One authentication check for the whole request (the single heartbeat's access and stream scope). A body that is not a valid batch (a bad item, more than ${HEARTBEAT_BATCH_MAX_ITEMS} items, a repeated memberId, an item listing more than \`COORDINATOR_MAX_SHARD_COUNT\` shards in one list, more than 3 × \`COORDINATOR_MAX_SHARD_COUNT\` shard entries in all) is a 400 for the whole request; a body over \`COORDINATOR_MAX_BATCH_BODY_BYTES\` (256 KiB) a 413, refused on its \`Content-Length\` before it is read. Beyond \`COORDINATOR_MAX_CONCURRENT_BATCHES\` batches in flight, 503 \`COORDINATOR_BUSY\` with \`Retry-After\` at once (send the heartbeats alone meanwhile); a body that has not arrived within \`COORDINATOR_BATCH_READ_TIMEOUT_MS\` (5 s), 408 \`REQUEST_TIMEOUT\` and the connection closed. 404 when \`COORDINATOR_BATCH_HEARTBEATS=false\`.`,
     access: 'MEMBER_API',
     params: z.object(groupParams),
     body: { component: 'HeartbeatBatchRequest', required: true },
@@ -52,7 +52,7 @@ export const MEMBER_ROUTES = {
       description: 'One single-route answer per heartbeat, in request order',
       body: { component: 'HeartbeatBatchResponse' },
     },
-    errors: [...MUTATION_ERRORS, 'NOT_FOUND', 'COORDINATOR_BUSY'],
+    errors: [...MUTATION_ERRORS, 'NOT_FOUND', 'COORDINATOR_BUSY', 'REQUEST_TIMEOUT'],
   }),
 };
 
@@ -118,6 +118,7 @@ export function memberRoutes(deps: ResolvedDeps): OpenAPIHono<AppEnv> {
     refuseDeclaredLength(c.req.raw, limits.maxBodyBytes);
     return batches.run(async () => {
       const body = await validBody(c, r.heartbeatBatch, limits.maxBodyBytes, {
+        readTimeoutMs: config.batchReadTimeoutMs,
         beforeParse: (bytes) => checkNesting(bytes, limits.maxContainers),
       });
       checkShardEntries(body.heartbeats, limits);
