@@ -9,7 +9,8 @@
  * BENCH_FLEET_INSTANCES (the fleet bench: streams per row, default "10,10000"; instances,
  * default "1,3"), BENCH_BM_CONCURRENCY, BENCH_BM_SECONDS and BENCH_BM_HEAP_MB (the batch-memory
  * bench: clients, seconds of load and coordinator heap; default 120, 10 and 192), BENCH_PROTOCOL_ONLY=1
- * (the scale bench's members only follow `heartbeatIntervalMs`, as the reference Python client).
+ * (the scale bench's members only follow `heartbeatIntervalMs`, as the reference Python client),
+ * BENCH_INTERVAL_MS (the scale bench's steady heartbeat interval, lease 5×; default 3000).
  */
 
 import { startStandalone } from '../test/support/redis-server.js';
@@ -22,7 +23,7 @@ import { benchHeartbeatBatch } from './heartbeat-batch.js';
 import { benchLoginStorm } from './login-storm.js';
 import { benchProducer } from './producer.js';
 import { PROTOCOL_ONLY } from './scale/member.js';
-import { benchScale, type ScaleRow } from './scale/scale.js';
+import { benchScale, INTERVAL_MS, type ScaleRow } from './scale/scale.js';
 
 const selected = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const only = (name: string) => !selected || selected.includes(name);
@@ -89,7 +90,7 @@ function heartbeatTables(rows: HeartbeatBenchRow[]): string {
 
 function scaleTable(rows: ScaleRow[]): string {
   const secs = (ms: number | null) =>
-    ms === null ? 'not converged' : `${(ms / 1000).toFixed(1)} s (${(ms / 3000).toFixed(2)} iv)`;
+    ms === null ? 'not converged' : `${(ms / 1000).toFixed(1)} s (${(ms / INTERVAL_MS).toFixed(2)} iv)`;
   const num = (v: number | null, digits: number) => (v === null ? '-' : v.toFixed(digits));
   const codes = (r: ScaleRow) => {
     const list = Object.entries(r.non2xx).map(([s, n]) => `${s}: ${n}`);
@@ -97,7 +98,7 @@ function scaleTable(rows: ScaleRow[]): string {
     return list.length === 0 ? '0' : `${list.join(', ')} of ${r.heartbeats}`;
   };
   return [
-    `### Real-time scale (coordinator processes as \`npm start\`, real HTTP, members on their own 3 s timers, 15 s lease, 1,024 shards; ${PROTOCOL_ONLY ? 'protocol-only members: they follow heartbeatIntervalMs and nothing else' : 'members behave as our SDK: up to a tenth early, at once after a revoke'})`,
+    `### Real-time scale (coordinator processes as \`npm start\`, real HTTP, members on their own ${INTERVAL_MS / 1000} s timers, ${(5 * INTERVAL_MS) / 1000} s lease, 1,024 shards; ${PROTOCOL_ONLY ? 'protocol-only members: they follow heartbeatIntervalMs and nothing else' : 'members behave as our SDK: up to a tenth early, at once after a revoke'})`,
     table(
       [
         'members (instances)',
@@ -127,7 +128,7 @@ function scaleTable(rows: ScaleRow[]): string {
 
 function fleetTable(rows: FleetRow[]): string {
   return [
-    '### Background work at fleet scale (coordinator processes as `npm start`, one group per stream, no members but one silent one, 6 s lease, 1 s sweep interval)',
+    '### Background work at fleet scale (coordinator processes as `npm start`, one group per stream, no members but one silent one, 6 s lease, 1 s sweep interval; the members of the busy stream and the scale-in run first, on one instance)',
     table(
       [
         'streams (instances)',
@@ -136,6 +137,8 @@ function fleetTable(rows: FleetRow[]): string {
         'silent member expired after lease +',
         'GET /monitoring/groups?limit=100 (first page; RSS Δ over 3)',
         'GET /monitoring/groups (≤ 1,000; RSS Δ over 3)',
+        'heartbeat p50 / p99 ms, 100 members of one more stream',
+        'scale-in 4 → 2 without consumers, request → finished',
       ],
       rows.map((r) => [
         `${r.streams} (${r.instances})`,
@@ -144,6 +147,12 @@ function fleetTable(rows: FleetRow[]): string {
         r.expiryLagMs === null ? 'not within 30 s' : `${(r.expiryLagMs / 1000).toFixed(2)} s`,
         `${r.firstPageMs.toFixed(0)} ms (${r.firstPageRssDeltaMb.toFixed(1)} MB)`,
         `${r.listGroupsMs.toFixed(0)} ms (${r.listRssDeltaMb.toFixed(1)} MB)`,
+        r.heartbeatP99Ms === null ? '—' : `${r.heartbeatP50Ms?.toFixed(1)} / ${r.heartbeatP99Ms.toFixed(1)}`,
+        r.scaleInMs === null
+          ? r.heartbeatP99Ms === null
+            ? '—'
+            : 'not within 30 s'
+          : `${(r.scaleInMs / 1000).toFixed(2)} s`,
       ]),
     ),
   ].join('\n');

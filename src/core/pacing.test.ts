@@ -8,6 +8,7 @@ import {
   assignsAtOnce,
   COALESCE_FROM_MEMBERS,
   headerAfterChange,
+  pacedIntervalMs,
   roundDueAt,
   roundWaitMs,
 } from './pacing.js';
@@ -79,6 +80,15 @@ describe('pacing > when the assignment round runs', () => {
       updatedAt: T0 + 7,
       pendingSince: T0 - 30,
     });
+  });
+});
+
+describe('pacing > when a member with work in progress comes back', () => {
+  it('after a sixth of the interval, at least 100 ms and at most 500 ms', () => {
+    const at = (heartbeatIntervalMs: number) => pacedIntervalMs({ heartbeatIntervalMs });
+    expect([at(50), at(300), at(1200), at(3000)]).toEqual([50, 100, 200, 500]);
+    // A longer steady interval saves requests without slowing a move.
+    expect([at(6000), at(12_000), at(60_000)]).toEqual([500, 500, 500]);
   });
 });
 

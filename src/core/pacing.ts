@@ -17,9 +17,17 @@ import type { AssignmentView } from './heartbeat-answer.js';
 import type { GroupHeader, MemberView } from './member-view.js';
 import type { ProtocolConfig } from './model.js';
 
-/** The short interval a member with work in progress is asked to come back after. */
-function pacedIntervalMs(config: ProtocolConfig): number {
-  return Math.max(Math.min(100, config.heartbeatIntervalMs), Math.round(config.heartbeatIntervalMs / 6));
+/** The longest a member with work in progress waits, however long the steady interval is. */
+const PACED_MAX_MS = 500;
+
+/**
+ * The short interval a member with work in progress is asked to come back after: a sixth of the
+ * interval, at least 100 ms and at most 500 ms, so an operator who lengthens the steady interval
+ * to save requests does not slow a move (docs/protocol.md#paced-intervals).
+ */
+export function pacedIntervalMs(config: Pick<ProtocolConfig, 'heartbeatIntervalMs'>): number {
+  const i = config.heartbeatIntervalMs;
+  return Math.max(Math.min(100, i), Math.min(PACED_MAX_MS, Math.round(i / 6)));
 }
 
 /** How long membership must stay quiet before a coalesced round runs (a twelfth of the interval). */
