@@ -6,8 +6,12 @@
  * Per row (streams × instances): the Redis commands per second the coordinators spend with
  * nothing to do (INFO commandstats, by difference over windows after a warm-up, per instance),
  * their CPU, how long after its lease ran out a silent member in one of the streams is expired in
- * Redis, and how long `GET /coord/v1/monitoring/groups` takes. Options (env): BENCH_STREAMS
- * (default "10,10000"), BENCH_FLEET_INSTANCES (default "1,3").
+ * Redis, and how long `GET /coord/v1/monitoring/groups` takes. Per stream count (on one
+ * instance): the p50/p99 of heartbeats of 100 members on their own 3 s timers in one more stream
+ * (do idle streams slow the members of a busy one?), and how long a scale-in 4 → 2 of a stream
+ * without consumers takes from the request to its migration finishing (drain evidence read,
+ * both removed shards retired). Options (env): BENCH_STREAMS (default "10,10000"),
+ * BENCH_FLEET_INSTANCES (default "1,3").
  */
 import { readFile } from 'node:fs/promises';
 import { Redis } from 'ioredis';
@@ -15,6 +19,7 @@ import { groupKeys } from '../src/store/keys.js';
 import { decodeMember } from '../src/store/records.js';
 import { heartbeatBody } from '../test/support/stack.js';
 import { type CoordinatorProcess, cpuMs, startCoordinator } from './scale/coordinators.js';
+import { RealMember, Tally } from './scale/member.js';
 
 /** One row of the fleet table. */
 export interface FleetRow {
@@ -34,6 +39,11 @@ export interface FleetRow {
   firstPageRssDeltaMb: number;
   /** The same over the three lists without parameters that follow, in MB. */
   listRssDeltaMb: number;
+  /** Heartbeats of 100 members of one stream beside the idle ones: p50 and p99 ms (first row of a stream count only). */
+  heartbeatP50Ms: number | null;
+  heartbeatP99Ms: number | null;
+  /** Milliseconds from a scale-in request of a consumer-less stream to its migration finishing (null: not within 30 s). */
+  scaleInMs: number | null;
 }
 
 const LEASE_MS = 6_000;
@@ -119,6 +129,59 @@ async function expiryLag(redis: Redis, base: URL, p: string): Promise<number | n
   return null;
 }
 
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
+};
+
+/**
+ * 100 members heartbeating on their own timers in stream `p` (16 shards): after 10 s to settle,
+ * the latencies of the next 15 s.
+ */
+async function busyStreamLatency(base: URL, p: string): Promise<[number, number]> {
+  const created = await post(base, `/coord/v1/streams/${p}`, { requestedBy: 'bench', initialShardCount: 16 });
+  if (created.status !== 201) throw new Error(`creating ${p}: ${created.status}`);
+  const tally = new Tally();
+  const members = Array.from({ length: 100 }, (_, i) => new RealMember(`hb${i}`, base, p, tally));
+  for (const m of members) m.start(Math.random() * 1000);
+  try {
+    await sleep(10_000);
+    const from = tally.latencies.length;
+    await sleep(15_000);
+    const window = tally.latencies.slice(from);
+    return [percentile(window, 50), percentile(window, 99)];
+  } finally {
+    await Promise.all(members.map((m) => m.leave()));
+  }
+}
+
+/** Scales consumer-less stream `p` (4 shards, one record each) to 2; ms until its migration finished. */
+async function scaleInMs(base: URL, redis: Redis, p: string): Promise<number | null> {
+  const created = await post(base, `/coord/v1/streams/${p}`, { requestedBy: 'bench', initialShardCount: 4 });
+  if (created.status !== 201) throw new Error(`creating ${p}: ${created.status}`);
+  for (let s = 0; s < 4; s++) await redis.xadd(`${p}:${s}`, '*', 'k', 'v');
+  // Consumed and acknowledged, as a drained group's shards are (the group has no members).
+  for (let s = 0; s < 4; s++) {
+    await redis.xreadgroup('GROUP', p, 'bench', 'COUNT', 10, 'STREAMS', `${p}:${s}`, '>');
+    const ids = (await redis.xrange(`${p}:${s}`, '-', '+')).map(([id]) => id);
+    if (ids.length > 0) await redis.xack(`${p}:${s}`, p, ...ids);
+  }
+  const t0 = performance.now();
+  const res = await post(base, `/coord/v1/streams/${p}/scale`, {
+    targetShardCount: 2,
+    requestedBy: 'bench',
+    reason: 'fleet bench scale-in',
+  });
+  if (res.status !== 202) throw new Error(`scale-in ${p}: ${res.status} ${JSON.stringify(res.json)}`);
+  const url = new URL(`/coord/v1/monitoring/streams/${p}/groups/${p}/migrations`, base);
+  while (performance.now() - t0 < 30_000) {
+    const m = (await (await fetch(url)).json()) as { migrations: Array<{ state: string }> };
+    if (m.migrations.at(-1)?.state === 'DEPRECATED') return performance.now() - t0;
+    await sleep(50);
+  }
+  return null;
+}
+
 /** Resident set size of process `pid`, in bytes. */
 async function rssBytes(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
@@ -145,7 +208,12 @@ export async function benchFleet(
   instanceCounts: readonly number[],
 ): Promise<FleetRow[]> {
   const redis = new Redis(redisUrl);
-  const env = { COORDINATOR_MEMBER_LEASE_TTL_MS: String(LEASE_MS), COORDINATOR_KEY_PREFIX: NS };
+  // Room for the busy stream and the scale-in beside the idle ones (the default cap is 10,000).
+  const env = {
+    COORDINATOR_MEMBER_LEASE_TTL_MS: String(LEASE_MS),
+    COORDINATOR_KEY_PREFIX: NS,
+    COORDINATOR_MAX_STREAMS: String(streams + 10),
+  };
   const coordinators: CoordinatorProcess[] = [];
   const rows: FleetRow[] = [];
   try {
@@ -153,6 +221,9 @@ export async function benchFleet(
     coordinators.push(await startCoordinator(redisUrl, env));
     const base = coordinators[0]!.url;
     const names = await createStreams(base, streams);
+    // On one instance, before the idle windows: the busy stream's members leave when measured.
+    const [hbP50, hbP99] = await busyStreamLatency(base, 'fleet-busy');
+    const scaleIn = await scaleInMs(base, redis, 'fleet-scalein');
     for (const count of instanceCounts) {
       while (coordinators.length < count) coordinators.push(await startCoordinator(redisUrl, env));
       await sleep(WARMUP_MS);
@@ -173,6 +244,9 @@ export async function benchFleet(
         firstPageMs,
         firstPageRssDeltaMb: (rss1 - rss0) / 2 ** 20,
         listRssDeltaMb: (rss2 - rss1) / 2 ** 20,
+        heartbeatP50Ms: rows.length === 0 ? hbP50 : null,
+        heartbeatP99Ms: rows.length === 0 ? hbP99 : null,
+        scaleInMs: rows.length === 0 ? scaleIn : null,
       });
       console.error(`fleet bench: ${streams} streams on ${count} instance(s) done`);
     }
