@@ -47,7 +47,9 @@ export interface FleetRow {
 }
 
 const LEASE_MS = 6_000;
-const NS = 'rsc';
+/** The coordinators' key namespace (the Worker rows run on the same streams). */
+export const FLEET_NAMESPACE = 'rsc';
+const NS = FLEET_NAMESPACE;
 const WARMUP_MS = 25_000;
 const WINDOW_MS = 5_000;
 const WINDOWS = 3;

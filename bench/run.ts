@@ -10,14 +10,16 @@
  * default "1,3"), BENCH_BM_CONCURRENCY, BENCH_BM_SECONDS and BENCH_BM_HEAP_MB (the batch-memory
  * bench: clients, seconds of load and coordinator heap; default 120, 10 and 192), BENCH_PROTOCOL_ONLY=1
  * (the scale bench's members only follow `heartbeatIntervalMs`, as the reference Python client),
- * BENCH_INTERVAL_MS (the scale bench's steady heartbeat interval, lease 5×; default 3000).
+ * BENCH_INTERVAL_MS (the scale bench's steady heartbeat interval, lease 5×; default 3000),
+ * BENCH_FLEET_BUDGETS (the fleet bench's Worker cron subrequest budgets; default "50,1000", "0" skips).
  */
 
 import { startStandalone } from '../test/support/redis-server.js';
 import { benchBatchMemory } from './batch-memory.js';
 import { benchConsumer } from './consumer.js';
 import { benchCost } from './cost.js';
-import { benchFleet, type FleetRow } from './fleet.js';
+import { benchFleet, FLEET_NAMESPACE, type FleetRow } from './fleet.js';
+import { benchFleetWorker, type FleetWorkerRow } from './fleet-worker.js';
 import { benchHeartbeats, type HeartbeatBenchRow } from './heartbeat.js';
 import { benchHeartbeatBatch } from './heartbeat-batch.js';
 import { benchLoginStorm } from './login-storm.js';
@@ -158,6 +160,29 @@ function fleetTable(rows: FleetRow[]): string {
   ].join('\n');
 }
 
+function fleetWorkerTable(rows: FleetWorkerRow[]): string {
+  const runs = (n: number | null) => (n === null ? 'not within 10 runs' : `${n} run${n === 1 ? '' : 's'}`);
+  return [
+    "### The Worker's cron at fleet scale (the built Worker in Miniflare over the Upstash REST bridge, on the streams above; runs triggered a simulated minute apart; 6 s lease)",
+    table(
+      [
+        'streams',
+        'subrequest budget',
+        'Upstash commands per run, nothing due',
+        'silent member expired, runs after its lease',
+        'scale-in 4 → 2 without consumers, runs to finished',
+      ],
+      rows.map((r) => [
+        String(r.streams),
+        String(r.budget),
+        String(r.idleCommandsPerRun),
+        runs(r.expiryRuns),
+        runs(r.scaleInRuns),
+      ]),
+    ),
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
   const sizesEnv = process.env.BENCH_SIZES;
   const scaleSizes = (sizesEnv ?? '10,100,1000,5000').split(',').map(Number);
@@ -181,13 +206,20 @@ async function main(): Promise<void> {
     const counts = (process.env.BENCH_STREAMS ?? '10,10000').split(',').map(Number);
     const instances = (process.env.BENCH_FLEET_INSTANCES ?? '1,3').split(',').map(Number);
     const redis = await startStandalone();
+    const budgets = (process.env.BENCH_FLEET_BUDGETS ?? '50,1000').split(',').map(Number);
     const rows: FleetRow[] = [];
+    const workerRows: FleetWorkerRow[] = [];
     try {
-      for (const n of counts) rows.push(...(await benchFleet(redis.url, n, instances)));
+      for (const n of counts) {
+        rows.push(...(await benchFleet(redis.url, n, instances)));
+        if (budgets.length > 0 && budgets[0]! > 0)
+          workerRows.push(...(await benchFleetWorker(redis.url, FLEET_NAMESPACE, n, budgets)));
+      }
     } finally {
       await redis.stop();
     }
     console.log(`\n${fleetTable(rows)}`);
+    if (workerRows.length > 0) console.log(`\n${fleetWorkerTable(workerRows)}`);
   }
   const sizes = (sizesEnv ?? '100,1000').split(',').map(Number);
   const trials = Number(process.env.BENCH_TRIALS ?? 3);
