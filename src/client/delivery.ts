@@ -52,6 +52,8 @@ export interface DeliveryContext {
   approx: boolean;
   idempotencyTtlSeconds: number;
   retryBackoffMs: number;
+  /** Longest one delivery waits for Redis in all, ms of real time (then what is unwritten fails, in doubt). */
+  redisTimeoutMs: number;
 }
 
 /** The result of a delivered record (call only when `entryId` is set). */
@@ -68,7 +70,9 @@ export function resultOf(d: Delivery): PublishResult {
 export async function deliver(deliveries: readonly Delivery[], ctx: DeliveryContext): Promise<void> {
   let pending: Delivery[] = deliveries.slice();
   let round = 0;
-  while (pending.length > 0 && round < ctx.maxAttempts) {
+  // Real time, not the routing clock (`now`, which tests move by minutes).
+  const deadline = performance.now() + ctx.redisTimeoutMs;
+  while (pending.length > 0 && round < ctx.maxAttempts && performance.now() < deadline) {
     round++;
     if (round > 1 && pending.some(isErrorRetry)) await sleep(backoff(ctx.retryBackoffMs, round));
     let routing: Awaited<ReturnType<RoutingCache['current']>>;
@@ -94,7 +98,12 @@ export async function deliver(deliveries: readonly Delivery[], ctx: DeliveryCont
       else byKey.set(d.target.streamKey, [d]);
     }
     const groups = [...byKey.values()];
-    const outcomes = await send(groups, ctx);
+    const outcomes = await withinDeadline(
+      send(groups, ctx),
+      groups,
+      deadline - performance.now(),
+      ctx.redisTimeoutMs,
+    );
     const next: Delivery[] = [];
     let staleRoute = false;
     for (let g = 0; g < groups.length; g++) {
@@ -117,6 +126,37 @@ export async function deliver(deliveries: readonly Delivery[], ctx: DeliveryCont
       why?.kind === 'missing'
         ? new StreamMissingError(why.streamKey, round)
         : (why?.error ?? new RoutingUnavailableError('no delivery attempt was made'));
+  }
+}
+
+/**
+ * `sending`, or — when Redis has not answered within `ms` — an in-doubt, retriable error for every
+ * record of `groups`: a Redis that is down (ioredis queues commands while it reconnects) must not
+ * hold a publish forever. A write that went out may still be applied later, hence in doubt.
+ */
+async function withinDeadline(
+  sending: Promise<WriteOutcome[][]>,
+  groups: Delivery[][],
+  ms: number,
+  totalMs: number,
+): Promise<WriteOutcome[][]> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<WriteOutcome[][]>((resolve) => {
+    timer = setTimeout(
+      () => {
+        const error = new RedisCommandError(
+          `Redis did not answer within ${totalMs} ms (redisTimeoutMs); the write may still be applied`,
+          { retriable: true, inDoubt: true },
+        );
+        resolve(groups.map((g) => g.map(() => ({ status: 'error', error }))));
+      },
+      Math.max(0, ms),
+    );
+  });
+  try {
+    return await Promise.race([sending, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -31,6 +31,12 @@ export interface ProducerOptions {
   fetch?: FetchLike | undefined;
   /** Timeout of one coordinator request, ms. @default 5000 */
   requestTimeoutMs?: number | undefined;
+  /**
+   * Longest one `publish` or `publishBatch` waits for Redis in all, retries included, ms: past it
+   * the records not yet written fail with a retriable `RedisCommandError` whose `inDoubt` is
+   * true (the write may still be applied when Redis comes back). @default 10000
+   */
+  redisTimeoutMs?: number | undefined;
   /** How long a routing answer may be used, counted from when it was requested, ms. @default 30000 */
   routingLeaseMs?: number | undefined;
   /** Refresh in the background this long before the lease ends, ms (< routingLeaseMs). @default routingLeaseMs / 6 */
@@ -115,6 +121,7 @@ export function createProducer(options: ProducerOptions): Producer {
     approx: o.approximateTrim,
     idempotencyTtlSeconds: o.idempotencyTtlSeconds,
     retryBackoffMs: o.retryBackoffMs,
+    redisTimeoutMs: o.redisTimeoutMs,
   };
 
   return {
@@ -194,6 +201,7 @@ function resolveOptions(options: ProducerOptions): Resolved {
     approximateTrim: options.approximateTrim ?? true,
     publishMaxAttempts: int('publishMaxAttempts', options.publishMaxAttempts ?? 3, 1),
     retryBackoffMs: int('retryBackoffMs', options.retryBackoffMs ?? 50, 0),
+    redisTimeoutMs: int('redisTimeoutMs', options.redisTimeoutMs ?? 10_000, 1),
     idempotencyTtlSeconds: int('idempotencyTtlSeconds', options.idempotencyTtlSeconds ?? 86_400, 1),
     maxInDoubtEvents: int('maxInDoubtEvents', options.maxInDoubtEvents ?? 10_000, 0),
     now: options.now ?? Date.now,
