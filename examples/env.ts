@@ -9,6 +9,7 @@
  *   COORDINATOR_TOKEN     a bearer token (`POST /coord/v1/auth/login`), or
  *   COORDINATOR_USERNAME  with COORDINATOR_PASSWORD: Basic credentials
  */
+import { CoordinatorHttpError, createAdminClient } from '../src/client/admin-index.js';
 import type { Credentials } from '../src/client/transport.js';
 
 export const coordinatorUrl = process.env.COORDINATOR_URL ?? 'http://127.0.0.1:8080';
@@ -22,22 +23,13 @@ export const credentials: Credentials | undefined = process.env.COORDINATOR_TOKE
     ? { username: process.env.COORDINATOR_USERNAME, password: process.env.COORDINATOR_PASSWORD ?? '' }
     : undefined;
 
-function authorization(): Record<string, string> {
-  if (!credentials) return {};
-  if ('token' in credentials) return { authorization: `Bearer ${credentials.token}` };
-  const basic = Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64');
-  return { authorization: `Basic ${basic}` };
-}
-
 /** Creates the stream (shard streams and first consumer group) unless it exists; needs WRITE. */
 export async function ensureStream(requestedBy: string): Promise<void> {
-  const res = await fetch(`${coordinatorUrl}/coord/v1/streams/${encodeURIComponent(stream)}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...authorization() },
-    body: JSON.stringify({ initialShardCount: Number(process.env.SHARDS ?? 4), requestedBy }),
-  });
-  // 409: it exists already.
-  if (res.status !== 201 && res.status !== 409) {
-    throw new Error(`create stream ${stream}: HTTP ${res.status} ${await res.text()}`);
+  const admin = createAdminClient({ coordinatorUrl, credentials });
+  try {
+    await admin.createStream(stream, { initialShardCount: Number(process.env.SHARDS ?? 4), requestedBy });
+  } catch (err) {
+    // 409: it exists already.
+    if (!(err instanceof CoordinatorHttpError && err.status === 409)) throw err;
   }
 }

@@ -132,6 +132,7 @@ describe('package > installed in a user project', () => {
   it('loads its entry points with require() from CommonJS (Node 20.19+)', async () => {
     const out = await runOk(process.execPath, ['require.cjs'], { cwd: project });
     expect(JSON.parse(out)).toEqual({
+      createAdminClient: 'function',
       createProducer: 'function',
       upstashAdapter: 'function',
       createConsumer: 'function',

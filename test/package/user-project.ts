@@ -70,7 +70,9 @@ const edge = require('${PKG}/producer/edge');
 const consumer = require('${PKG}/consumer');
 const node = require('${PKG}/node');
 const root = require('${PKG}');
+const admin = require('${PKG}/admin');
 console.log(JSON.stringify({
+  createAdminClient: typeof admin.createAdminClient,
   createProducer: typeof producer.createProducer,
   upstashAdapter: typeof edge.upstashAdapter,
   createConsumer: typeof consumer.createConsumer,
@@ -83,6 +85,7 @@ console.log(JSON.stringify({
 const TYPED = `import { Redis as Upstash } from '@upstash/redis';
 import { Cluster, Redis } from 'ioredis';
 import { Coordinator } from '${PKG}';
+import { type AdminClient, CoordinatorHttpError, createAdminClient } from '${PKG}/admin';
 import { type Consumer, type ConsumerOptions, createConsumer, isClientError } from '${PKG}/consumer';
 import { type RunningServer, startServer } from '${PKG}/node';
 import { createProducer, ioredisAdapter, type Producer, type PublishResult } from '${PKG}/producer';
@@ -115,6 +118,16 @@ const options: ConsumerOptions = {
   listeners: { assigned: (e) => console.log(e.memberId, e.streamKey) },
 };
 const consumer: Consumer = createConsumer(options);
+const admin: AdminClient = createAdminClient({ coordinatorUrl: 'http://127.0.0.1:8080', credentials: { token: 't' } });
+export async function scaleOrders(): Promise<number | undefined> {
+  try {
+    const res = await admin.scaleStream('orders', { targetShardCount: 8, requestedBy: 'me', reason: 'more consumers' });
+    return (await admin.groups()).groups.length + res.migrations.length;
+  } catch (err) {
+    if (err instanceof CoordinatorHttpError) return err.status;
+    throw err;
+  }
+}
 export async function main(): Promise<PublishResult | undefined> {
   const server: RunningServer | undefined = undefined;
   try {
