@@ -9,18 +9,12 @@ import { type Fingerprint, kindsOf, memberOps, type PlanOp } from '../core/commi
 import { roundCompleteWith } from '../core/correction.js';
 import { own } from '../core/dict.js';
 import { CoordinatorError } from '../core/errors.js';
-import { heartbeatKey, steadyAnswer } from '../core/fast-path.js';
+import { heartbeatKey, progressOf, steadyAnswer, wellFormed } from '../core/fast-path.js';
 import { withEpochsOf } from '../core/heartbeat-answer.js';
 import type { HeartbeatInput, HeartbeatOutput } from '../core/heartbeat-types.js';
-import {
-  decideGrant,
-  decideHeartbeat,
-  type MemberDecision,
-  normalizeProgress,
-} from '../core/member-heartbeat.js';
+import { decideGrant, decideHeartbeat, type MemberDecision } from '../core/member-heartbeat.js';
 import { refuseSharedMemberId } from '../core/member-instance.js';
 import type { GroupHeader, MemberView } from '../core/member-view.js';
-import { PROTOCOL_VERSION } from '../core/model.js';
 import { assignsAtOnce, headerAfterChange, roundDueAt, roundWaitMs } from '../core/pacing.js';
 import { refuseJoinBeyondLimit } from '../core/quotas.js';
 import {
@@ -54,54 +48,6 @@ export interface HeartbeatOptions {
   fastPathTried?: boolean | undefined;
 }
 
-/** Whether the fast path may answer `input` at all. */
-function wellFormed(input: HeartbeatInput): boolean {
-  return input.protocolVersion === PROTOCOL_VERSION && input.memberId === input.pathMemberId;
-}
-
-/** The stored-progress JSON of a heartbeat, as the full path records it (one row per shard). */
-function progressOf(input: HeartbeatInput): string {
-  return JSON.stringify(normalizeProgress(input.shardProgress));
-}
-
-/**
- * The steady heartbeats of one batch to one group in one store call (docs/protocol.md#batched-heartbeats):
- * per input, in order, its fast-path answer, or null when it must take the full path (`heartbeat`
- * with `fastPathTried`). Each answer and renewal is exactly the single heartbeat's fast path.
- */
-export async function steadyHeartbeats(
-  ctx: Ctx,
-  prefix: string,
-  group: string,
-  inputs: readonly HeartbeatInput[],
-): Promise<Array<HeartbeatOutput | null>> {
-  const out: Array<HeartbeatOutput | null> = inputs.map(() => null);
-  const members: Array<{ memberId: string; fastKey: string; progressJson: string }> = [];
-  const at: number[] = [];
-  inputs.forEach((input, i) => {
-    if (!wellFormed(input) || input.memberEpoch <= 0) return;
-    members.push({ memberId: input.memberId, fastKey: heartbeatKey(input), progressJson: progressOf(input) });
-    at.push(i);
-  });
-  if (!ctx.store.readSteady || members.length === 0) return out;
-  const now = ctx.now();
-  const leaseExpiresAt = now + ctx.protocol.memberLeaseTtlMs;
-  const answers = await ctx.store.readSteady({ prefix, group, now, leaseExpiresAt, members });
-  answers.forEach((answer, j) => {
-    ctx.emit({ type: 'fast-path', hit: answer !== null });
-    if (answer === null) return;
-    out[at[j] as number] = answer;
-    ctx.emit({
-      type: 'heartbeat',
-      status: answer.status,
-      path: 'fast',
-      streamPrefix: prefix,
-      consumerGroup: group,
-    });
-  });
-  return out;
-}
-
 /** The heartbeat of `input` to `group` of stream `prefix` (docs/protocol.md#heartbeat). */
 export async function heartbeat(
   ctx: Ctx,
@@ -119,8 +65,6 @@ export async function heartbeat(
     ...input.revokingShards.map((r) => r.shard),
     ...input.shardProgress.map((p) => p.shard),
   ];
-  // What the fast path stores, as the full path records it: one row per shard, so repeated rows
-  // cannot make a member's stored progress larger than its shards.
   const progressJson = progressOf(input);
   let fastKey: string | null = input.memberEpoch > 0 && !options.fastPathTried ? heartbeatKey(input) : null;
   let maintenance = 0;

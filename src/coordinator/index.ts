@@ -31,10 +31,11 @@ import type { CoordinatorDeps, Ctx } from './context.js';
 import { errorText } from './context.js';
 import { EvictionPolicyCheck } from './eviction-check.js';
 import { RedisHealthProbe } from './health.js';
-import { type HeartbeatOptions, heartbeat, steadyHeartbeats } from './heartbeat.js';
+import { type HeartbeatOptions, heartbeat } from './heartbeat.js';
 import { withIntactGroup } from './integrity.js';
 import { repairGroup } from './repair.js';
 import * as resharding from './resharding.js';
+import { steadyHeartbeats } from './steady-heartbeats.js';
 import { deleteStream } from './stream-delete.js';
 import { type SweepOptions, type SweepReport, sweep } from './sweep.js';
 

@@ -14,9 +14,9 @@
  */
 import { deepEqual } from './equal.js';
 import type { HeartbeatInput, HeartbeatOutput } from './heartbeat-types.js';
-import { decideHeartbeat, type MemberDecision } from './member-heartbeat.js';
+import { decideHeartbeat, type MemberDecision, normalizeProgress } from './member-heartbeat.js';
 import type { MemberView } from './member-view.js';
-import type { MemberRecord, ProtocolConfig } from './model.js';
+import { type MemberRecord, PROTOCOL_VERSION, type ProtocolConfig } from './model.js';
 import { sortedShards } from './shard-set.js';
 
 /**
@@ -106,4 +106,17 @@ function sameExceptLiveness(a: MemberRecord, b: MemberRecord): boolean {
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Whether `input` is a heartbeat of this protocol version for the member its path names. */
+export function wellFormed(input: HeartbeatInput): boolean {
+  return input.protocolVersion === PROTOCOL_VERSION && input.memberId === input.pathMemberId;
+}
+
+/**
+ * The progress JSON the fast path stores, as the full path records it: one row per shard, so
+ * repeated rows cannot make a member's stored progress larger than its shards.
+ */
+export function progressOf(input: HeartbeatInput): string {
+  return JSON.stringify(normalizeProgress(input.shardProgress));
 }

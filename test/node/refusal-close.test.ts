@@ -49,22 +49,28 @@ async function exchange(socket: Socket, request: string): Promise<{ closed: bool
   });
 }
 
+/** A server with `settings` (one batch slot), the batch path of a fresh stream, and a raw request head for it. */
+async function batchServer(settings: Record<string, string>) {
+  const config = parseConfig({
+    PORT: '0',
+    REDIS_URL: inject('redisUrl'),
+    COORDINATOR_KEY_PREFIX: uniquePrefix('refusal-close'),
+    COORDINATOR_MAX_CONCURRENT_BATCHES: '1',
+    ...settings,
+  });
+  const server = await startServer({ config, log: () => {} });
+  running.push(server);
+  const host = new URL(server.url).host;
+  const p = uniquePrefix('orders');
+  const path = `/coord/v1/streams/${p}/groups/${p}/heartbeats`;
+  const head = (length: number) =>
+    `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nConnection: keep-alive\r\nContent-Length: ${length}\r\n\r\n`;
+  return { server, host, head };
+}
+
 describe('node adapter > batched heartbeats refused unread', () => {
   it('closes the connection of a batch answered 503 COORDINATOR_BUSY or 413 before its body is read', async () => {
-    const config = parseConfig({
-      PORT: '0',
-      REDIS_URL: inject('redisUrl'),
-      COORDINATOR_KEY_PREFIX: uniquePrefix('refusal-close'),
-      COORDINATOR_MAX_CONCURRENT_BATCHES: '1',
-      COORDINATOR_MAX_BATCH_BODY_BYTES: '4096',
-    });
-    const server = await startServer({ config, log: () => {} });
-    running.push(server);
-    const host = new URL(server.url).host;
-    const p = uniquePrefix('orders');
-    const path = `/coord/v1/streams/${p}/groups/${p}/heartbeats`;
-    const head = (length: number) =>
-      `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nConnection: keep-alive\r\nContent-Length: ${length}\r\n\r\n`;
+    const { server, host, head } = await batchServer({ COORDINATOR_MAX_BATCH_BODY_BYTES: '4096' });
 
     // Holds the only batch slot: its headers are in, its body never finishes.
     const holder = await open(server.url);
@@ -96,20 +102,7 @@ describe('node adapter > batched heartbeats refused unread', () => {
 
 describe('node adapter > a batch whose body is slow to arrive', () => {
   it('answers 408 REQUEST_TIMEOUT past COORDINATOR_BATCH_READ_TIMEOUT_MS, closes the connection and frees its slot', async () => {
-    const config = parseConfig({
-      PORT: '0',
-      REDIS_URL: inject('redisUrl'),
-      COORDINATOR_KEY_PREFIX: uniquePrefix('slow-batch'),
-      COORDINATOR_MAX_CONCURRENT_BATCHES: '1',
-      COORDINATOR_BATCH_READ_TIMEOUT_MS: '300',
-    });
-    const server = await startServer({ config, log: () => {} });
-    running.push(server);
-    const host = new URL(server.url).host;
-    const p = uniquePrefix('orders');
-    const path = `/coord/v1/streams/${p}/groups/${p}/heartbeats`;
-    const head = (length: number) =>
-      `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nConnection: keep-alive\r\nContent-Length: ${length}\r\n\r\n`;
+    const { server, head } = await batchServer({ COORDINATOR_BATCH_READ_TIMEOUT_MS: '300' });
 
     // Takes the only slot and trickles: its body never finishes.
     const slow = await exchange(await open(server.url), `${head(100)}{"heartbeats":`);
