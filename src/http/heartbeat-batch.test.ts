@@ -87,3 +87,72 @@ describe('heartbeat batch > failures of one item', () => {
     },
   );
 });
+
+describe('heartbeat batch > steady items first, in one call', () => {
+  function runSteady(steady: (inputs: readonly HeartbeatInput[]) => Promise<Array<HeartbeatOutput | null>>) {
+    const attempted: Array<[string, boolean | undefined]> = [];
+    const deps = {
+      coordinator: {
+        heartbeat: async (
+          _p: string,
+          _g: string,
+          input: HeartbeatInput,
+          options?: { fastPathTried?: boolean | undefined },
+        ) => {
+          attempted.push([input.memberId, options?.fastPathTried]);
+          return ok(input);
+        },
+        steadyHeartbeats: (_p: string, _g: string, inputs: readonly HeartbeatInput[]) => steady(inputs),
+      },
+      config: testConfig(),
+      log: () => {},
+      toInput: toHeartbeatInput,
+    };
+    return { attempted, go: () => runHeartbeatBatch(deps, 'p', 'g', ['a', 'b', 'c', 'd'].map(item)) };
+  }
+
+  it('answers the steady items from the one call and runs only the others, in order, without their fast path', async () => {
+    const r = runSteady(async (inputs) =>
+      inputs.map((i) => (i.memberId === 'a' || i.memberId === 'c' ? { ...ok(i), memberEpoch: 7 } : null)),
+    );
+    const results = await r.go();
+    expect(r.attempted).toEqual([
+      ['b', true],
+      ['d', true],
+    ]);
+    expect(results.map((x) => [x.memberId, x.heartbeat?.memberEpoch])).toEqual([
+      ['a', 7],
+      ['b', 2],
+      ['c', 7],
+      ['d', 2],
+    ]);
+  });
+
+  it('answers every item the same 503 without attempting any when the steady call finds Redis down', async () => {
+    const r = runSteady(async () => {
+      throw new CoordinatorError('REDIS_UNAVAILABLE', 'down');
+    });
+    const results = await r.go();
+    expect(r.attempted).toEqual([]);
+    expect(results.map((x) => [x.memberId, x.httpStatus, x.error?.errorCode])).toEqual([
+      ['a', 503, 'REDIS_UNAVAILABLE'],
+      ['b', 503, 'REDIS_UNAVAILABLE'],
+      ['c', 503, 'REDIS_UNAVAILABLE'],
+      ['d', 503, 'REDIS_UNAVAILABLE'],
+    ]);
+  });
+
+  it('leaves every item to its own full path when the steady call fails otherwise', async () => {
+    const r = runSteady(async () => {
+      throw new CoordinatorError('METADATA_CORRUPT', 'unreadable');
+    });
+    const results = await r.go();
+    expect(r.attempted).toEqual([
+      ['a', false],
+      ['b', false],
+      ['c', false],
+      ['d', false],
+    ]);
+    expect(results.every((x) => x.httpStatus === 200)).toBe(true);
+  });
+});
