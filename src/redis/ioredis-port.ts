@@ -191,6 +191,11 @@ export function ioredisPort(client: IoredisClient, opts: IoredisPortOptions = {}
     xadd: (w) => counted(() => client.xadd(w.key, ...xaddArguments(w))),
     xrange: (key, start, end, count) => counted(() => client.xrange(key, start, end, 'COUNT', count)),
     xrevrange: (key, end, start, count) => counted(() => client.xrevrange(key, end, start, 'COUNT', count)),
+    xgroupSetId: (key, group, id, entriesRead) =>
+      counted(async () => {
+        if (entriesRead === null) await client.xgroup('SETID', key, group, id);
+        else await client.xgroup('SETID', key, group, id, 'ENTRIESREAD', entriesRead);
+      }),
     infoOfMasters: (section) =>
       counted(() =>
         cluster ? clusterInfo(client as Cluster, section) : Promise.all([client.info(section)]),

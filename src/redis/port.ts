@@ -94,6 +94,11 @@ export interface RedisPort {
   xrange(key: string, start: string, end: string, count: number): Promise<unknown>;
   /** `XREVRANGE key end start COUNT count`, the raw reply. */
   xrevrange(key: string, end: string, start: string, count: number): Promise<unknown>;
+  /**
+   * `XGROUP SETID key group id [ENTRIESREAD entriesRead]`: moves a consumer group's
+   * last-delivered-id (an offsets reset); `entriesRead` null leaves Redis to estimate the group's lag.
+   */
+  xgroupSetId(key: string, group: string, id: string, entriesRead: number | null): Promise<void>;
 
   /** `CLUSTER SLOTS`, the raw reply (Cluster only). */
   clusterSlots?(): Promise<unknown>;

@@ -47,6 +47,10 @@ export interface UpstashClientLike extends UpstashProducerLike {
   ping(): Promise<unknown>;
   xrange(key: string, start: string, end: string, count?: number): Promise<unknown>;
   xrevrange(key: string, end: string, start: string, count?: number): Promise<unknown>;
+  xgroup(
+    key: string,
+    opts: { type: 'SETID'; group: string; id: string; options?: { ENTRIESREAD?: number } },
+  ): Promise<unknown>;
 }
 
 /** Options of `upstashPort`. */
@@ -199,5 +203,10 @@ export function upstashPort(client: UpstashClientLike, opts: UpstashPortOptions 
     xadd: (w) => counted(async () => entryId(await client.xadd(w.key, '*', plain(w), xaddOptions(w)))),
     xrange: (key, start, end, count) => counted(() => client.xrange(key, start, end, count)),
     xrevrange: (key, end, start, count) => counted(() => client.xrevrange(key, end, start, count)),
+    xgroupSetId: (key, group, id, entriesRead) =>
+      counted(async () => {
+        const options = entriesRead === null ? {} : { options: { ENTRIESREAD: entriesRead } };
+        await client.xgroup(key, { type: 'SETID', group, id, ...options });
+      }),
   };
 }

@@ -197,6 +197,24 @@ describe.each(kinds)('redis port ($name)', (kind) => {
     expect(back.map((r) => r?.id)).toEqual([ids[2]]);
   });
 
+  it('XGROUP SETID moves a group, with ENTRIESREAD when given (the lag then follows from it)', async () => {
+    const { port, raw } = s;
+    const key = `${p}:setid`;
+    for (const id of ['1-0', '2-0', '3-0']) await raw.xadd(key, id, 'n', id);
+    await raw.xgroup('CREATE', key, 'g', '0', 'ENTRIESREAD', 0);
+    const group = async () => {
+      const [info] = (await raw.xinfo('GROUPS', key)) as unknown[][];
+      const e = new Map<unknown, unknown>();
+      for (let i = 0; i + 1 < info!.length; i += 2) e.set(info![i], info![i + 1]);
+      return { last: e.get('last-delivered-id'), read: e.get('entries-read'), lag: e.get('lag') };
+    };
+    await port.xgroupSetId(key, 'g', '2-0', 2);
+    expect(await group()).toEqual({ last: '2-0', read: 2, lag: 1 });
+    await port.xgroupSetId(key, 'g', '1-0', null);
+    expect((await group()).last).toBe('1-0');
+    await expect(port.xgroupSetId(`${p}:no-such-stream`, 'g', '0-0', 0)).rejects.toThrow();
+  });
+
   it('runs a script by SHA, by text after NOSCRIPT, and counts requests as the client sends them', async () => {
     const { port } = s;
     const script = freshScript();
