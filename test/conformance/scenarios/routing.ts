@@ -49,4 +49,36 @@ export const routingScenarios: Scenario[] = [
       expect(missing.body.errorCode).toBe('GROUP_NOT_FOUND');
     },
   },
+  {
+    name: 'tags producer routing with an ETag and answers a matching If-None-Match 304 until a scale changes it',
+    async run(t) {
+      const p = uniquePrefix('etag');
+      await createStream(t, p, 4);
+      const path = `${groupPath(p)}/producer-routing`;
+      const first = await t.call('GET', path);
+      expect(first.status).toBe(200);
+      const etag = first.headers.get('etag')!;
+      expect(etag).toMatch(/^"1-4-[0-9a-f]{8}"$/);
+      expect(first.headers.get('cache-control')).toBe('no-cache');
+      for (const match of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+        const again = await t.call('GET', path, undefined, { 'if-none-match': match });
+        expect(again.status, match).toBe(304);
+        expect(again.body).toBeNull();
+        expect(again.headers.get('etag')).toBe(etag);
+      }
+      expect((await t.call('GET', path, undefined, { 'if-none-match': '"other"' })).body).toEqual(first.body);
+      const scaled = await t.call('POST', `/coord/v1/streams/${p}/scale`, {
+        targetShardCount: 8,
+        requestedBy: 'conformance',
+        reason: 'etag',
+      });
+      expect(scaled.status).toBe(202);
+      const after = await t.call('GET', path, undefined, { 'if-none-match': etag });
+      expect(after.status).toBe(200);
+      expect(after.body.shardCount).toBe(8);
+      expect(after.headers.get('etag')).not.toBe(etag);
+      const missing = `${groupPath(p, 'ghost')}/producer-routing`;
+      expect((await t.call('GET', missing, undefined, { 'if-none-match': '*' })).status).toBe(404);
+    },
+  },
 ];
