@@ -89,6 +89,29 @@ describe('http > request ids and the access log', () => {
     expect(missing.headers.get('x-request-id')).toMatch(UUID);
   });
 
+  it('puts the request id in every error body, so a pasted error leads to its log lines', async () => {
+    const { app } = setup();
+    const bad = await app.request(`${BASE}/streams/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'trace-7' },
+      body: '{"initialShardCount": "many"}',
+    });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ errorCode: 'INVALID_REQUEST', requestId: 'trace-7' });
+    const missing = await app.request('/nowhere');
+    expect(await missing.json()).toMatchObject({
+      errorCode: 'NOT_FOUND',
+      requestId: missing.headers.get('x-request-id'),
+    });
+    const wrongMethod = await app.request(`${BASE}/streams/orders`, { method: 'PATCH' });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).not.toBeNull();
+    expect((await wrongMethod.json()).requestId).toBe(wrongMethod.headers.get('x-request-id'));
+    // Successful answers keep their reference shape.
+    const ok = await app.request(`${BASE}/streams/orders/groups/orders/producer-routing`);
+    expect(await ok.json()).not.toHaveProperty('requestId');
+  });
+
   it('logs answered heartbeats at debug, refused ones at info', async () => {
     const { app, access } = setup();
     const path = `${BASE}/streams/orders/groups/orders/members/m-1/heartbeat`;

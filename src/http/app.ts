@@ -8,7 +8,7 @@ import { METRICS_PATH, metricsRoutes, requestMetrics } from '../metrics/http-met
 import { REFERENCE_METRICS_PATH, type RequestInfo } from '../metrics/reference-metrics.js';
 import { createAuth } from './auth/mount.js';
 import { type AppDeps, type AppEnv, resolveDeps } from './context.js';
-import { createErrorHandler, methodNotAllowedResponse, notFoundHandler } from './errors.js';
+import { createErrorHandler, methodNotAllowedResponse, notFoundHandler, withRequestId } from './errors.js';
 import { openModeGuard } from './open-mode-guard.js';
 import { matchRoute } from './route-table.js';
 import { actuatorRoutes } from './routes/actuator.js';
@@ -71,6 +71,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     await next();
     // Here rather than before the route: answers built by the error handlers replace the response.
     c.res.headers.set('x-request-id', c.get('requestId'));
+    // Error bodies carry it too, so a pasted error leads to its log lines.
+    const tagged = await withRequestId(c.res, c.get('requestId'));
+    if (tagged) c.res = tagged;
     const status = c.res.status;
     d.log(accessLevel(c.req.path, status), 'request', {
       requestId: c.get('requestId'),

@@ -42,6 +42,7 @@ describe('http > error mapping', () => {
       status: STATUS_NAME[status],
       errorCode: code,
       message: code === 'INTERNAL_ERROR' ? INTERNAL_ERROR_MESSAGE : `details of ${code}`,
+      requestId: res.headers.get('x-request-id'),
     });
   });
 
@@ -70,6 +71,7 @@ describe('http > error mapping', () => {
       status: 'CONFLICT',
       errorCode: 'STATE_VERSION_CONFLICT',
       message: 'retry',
+      requestId: res.headers.get('x-request-id'),
     });
   });
 
@@ -93,11 +95,13 @@ describe('http > error mapping', () => {
       status: 'INTERNAL_SERVER_ERROR',
       errorCode: 'INTERNAL_ERROR',
       message: INTERNAL_ERROR_MESSAGE,
+      requestId: res.headers.get('x-request-id'),
     });
     expect(text).not.toContain('secret');
     expect(text).not.toContain('at ');
     const logged = logs.find((l) => l.level === 'error');
     expect(logged?.fields?.error).toBe('secret internals at redis://user:pw@host');
+    expect(logged?.fields?.requestId).toBe(res.headers.get('x-request-id'));
   });
 
   it('treats errors named CoordinatorError from another module copy as coordinator errors', async () => {
@@ -109,6 +113,11 @@ describe('http > error mapping', () => {
     const { app } = setup(foreign);
     const res = await app.request('/coord/v1/streams/orders/groups/orders');
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ status: 'NOT_FOUND', errorCode: 'GROUP_NOT_FOUND', message: 'gone' });
+    expect(await res.json()).toEqual({
+      status: 'NOT_FOUND',
+      errorCode: 'GROUP_NOT_FOUND',
+      message: 'gone',
+      requestId: res.headers.get('x-request-id'),
+    });
   });
 });

@@ -46,6 +46,29 @@ export function errorResponse(
   });
 }
 
+/**
+ * `res` with `requestId` added to its body when that body is an `ErrorResponse` (status and
+ * headers kept); undefined for any other answer, which stays as it is. Only error answers are
+ * read, and those are small.
+ */
+export async function withRequestId(res: Response, requestId: string): Promise<Response | undefined> {
+  if (res.status < 400 || !res.headers.get('content-type')?.startsWith('application/json')) return undefined;
+  const body: unknown = await res
+    .clone()
+    .json()
+    .catch(() => undefined);
+  if (!isErrorBody(body) || 'requestId' in body) return undefined;
+  const headers = new Headers(res.headers);
+  headers.delete('content-length');
+  return new Response(JSON.stringify({ ...body, requestId }), { status: res.status, headers });
+}
+
+function isErrorBody(body: unknown): body is ErrorResponseJson {
+  if (typeof body !== 'object' || body === null) return false;
+  const b = body as Record<string, unknown>;
+  return typeof b.status === 'string' && typeof b.errorCode === 'string' && typeof b.message === 'string';
+}
+
 /** The response for a `CoordinatorError`; `INTERNAL_ERROR` never carries its detail to the client. */
 function coordinatorErrorResponse(err: CoordinatorError): Response {
   const headers: Record<string, string> = {};
@@ -89,7 +112,13 @@ export function payloadTooLarge(maxBytes: number): CoordinatorError {
 export function createErrorHandler(log: Logger): ErrorHandler {
   return (err, c) => {
     if (isCoordinatorError(err)) {
-      const fields = { method: c.req.method, path: c.req.path, code: err.code, status: err.status };
+      const fields = {
+        requestId: c.get('requestId'),
+        method: c.req.method,
+        path: c.req.path,
+        code: err.code,
+        status: err.status,
+      };
       if (err.status >= 500) log(err.code === 'INTERNAL_ERROR' ? 'error' : 'warn', err.message, fields);
       // 429s are worth an operator's eye: throttled logins are how a password attack shows.
       else log(err.status === 429 ? 'warn' : 'debug', err.message, fields);
@@ -100,6 +129,7 @@ export function createErrorHandler(log: Logger): ErrorHandler {
       return err.getResponse();
     }
     log('error', 'unhandled error', {
+      requestId: c.get('requestId'),
       method: c.req.method,
       path: c.req.path,
       error: err instanceof Error ? err.message : String(err),

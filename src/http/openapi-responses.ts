@@ -38,6 +38,9 @@ export const errorResponseSchema = z.object({
   status: text.describe('HTTP status name, e.g. `NOT_FOUND`'),
   errorCode: text.describe('stable machine-readable code, e.g. `GROUP_NOT_FOUND`'),
   message: text,
+  requestId: text
+    .optional()
+    .describe('Additive: the X-Request-Id of the request, to find its access and error log lines'),
 });
 
 /** `Migration`. */

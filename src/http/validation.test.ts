@@ -619,6 +619,7 @@ describe('http > validation: body size limit', () => {
       status: 'PAYLOAD_TOO_LARGE',
       errorCode: 'PAYLOAD_TOO_LARGE',
       message: 'request body exceeds 65536 bytes',
+      requestId: res.headers.get('x-request-id'),
     });
     expect(fake.calls).toEqual([]);
   });
