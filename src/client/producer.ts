@@ -41,6 +41,13 @@ export interface ProducerOptions {
   routingLeaseMs?: number | undefined;
   /** Refresh in the background this long before the lease ends, ms (< routingLeaseMs). @default routingLeaseMs / 6 */
   refreshAheadMs?: number | undefined;
+  /**
+   * While publishing, ask in the background whether the routing changed this long after the
+   * last request, ms: a conditional request the coordinator answers 304 while nothing changed,
+   * which also renews the lease (docs/producing.md#routing-after-a-scale). 0 turns it off (then
+   * a scale is seen at the refresh before the lease ends). @default 3000
+   */
+  revalidateMs?: number | undefined;
   /** After a failed routing fetch, fail fast for this long before asking again, ms. @default 1000 */
   routingRetryAfterMs?: number | undefined;
   /** `MAXLEN` of every `XADD`. @default 100000 (as the reference Python client) */
@@ -101,10 +108,15 @@ export function createProducer(options: ProducerOptions): Producer {
   }
   const path = producerRoutingPath(o.streamPrefix, o.consumerGroup);
   const cache = new RoutingCache({
-    load: async () =>
-      parseProducerRouting(await transport.get<unknown>(path), o.streamPrefix, o.consumerGroup),
+    load: async (etag) => {
+      const answer = await transport.getIfNoneMatch<unknown>(path, etag);
+      if (answer.notModified) return { unchanged: true };
+      const routing = parseProducerRouting(answer.body, o.streamPrefix, o.consumerGroup);
+      return { unchanged: false, routing, etag: answer.etag };
+    },
     leaseMs: o.routingLeaseMs,
     refreshAheadMs: o.refreshAheadMs,
+    revalidateMs: o.revalidateMs,
     retryAfterFailureMs: o.routingRetryAfterMs,
     now: o.now,
   });
@@ -196,6 +208,7 @@ function resolveOptions(options: ProducerOptions): Resolved {
     requestTimeoutMs: int('requestTimeoutMs', options.requestTimeoutMs ?? 5000, 1),
     routingLeaseMs,
     refreshAheadMs,
+    revalidateMs: int('revalidateMs', options.revalidateMs ?? 3000, 0),
     routingRetryAfterMs: int('routingRetryAfterMs', options.routingRetryAfterMs ?? 1000, 0),
     maxLen: int('maxLen', options.maxLen ?? 100_000, 1),
     approximateTrim: options.approximateTrim ?? true,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CoordinatorUnreachableError, InvalidRoutingError, RoutingUnavailableError } from './errors.js';
 import type { ProducerRouting } from './routing.js';
-import { RoutingCache } from './routing-cache.js';
+import { type RoutingAnswer, RoutingCache } from './routing-cache.js';
 
 const routing = (shardCount: number, metadataVersion = 1): ProducerRouting => {
   const streamKeys = Array.from({ length: shardCount }, (_, i) => `orders:${i}`);
@@ -16,23 +16,48 @@ const routing = (shardCount: number, metadataVersion = 1): ProducerRouting => {
   };
 };
 
-/** A loader the test answers by hand: each call waits until resolved or rejected. */
+/** One request of the cache, answered by the test. */
+interface Call {
+  /** The validator the request was sent with (If-None-Match). */
+  etag: string | undefined;
+  /** Answers 200 with `r`, tagged `etag` (default: its version and shard count). */
+  resolve: (r: ProducerRouting, etag?: string) => void;
+  /** Answers 304. */
+  notModified: () => void;
+  reject: (e: unknown) => void;
+}
+
+/** A loader the test answers by hand: each call waits until answered or rejected. */
 function manualLoader() {
-  const calls: Array<{ resolve: (r: ProducerRouting) => void; reject: (e: unknown) => void }> = [];
-  const load = () =>
-    new Promise<ProducerRouting>((resolve, reject) => {
-      calls.push({ resolve, reject });
+  const calls: Call[] = [];
+  const load = (etag: string | undefined) =>
+    new Promise<RoutingAnswer>((resolve, reject) => {
+      calls.push({
+        etag,
+        resolve: (routing, tag = `"${routing.metadataVersion}-${routing.shardCount}"`) =>
+          resolve({ unchanged: false, routing, etag: tag }),
+        notModified: () => resolve({ unchanged: true }),
+        reject,
+      });
     });
   return { load, calls };
 }
 
-function setup(opts: { leaseMs?: number; refreshAheadMs?: number; retryAfterFailureMs?: number } = {}) {
+interface SetupOptions {
+  leaseMs?: number;
+  refreshAheadMs?: number;
+  revalidateMs?: number;
+  retryAfterFailureMs?: number;
+}
+
+function setup(opts: SetupOptions = {}) {
   let t = 1_000_000;
   const loader = manualLoader();
   const cache = new RoutingCache({
     load: loader.load,
     leaseMs: opts.leaseMs ?? 30_000,
     refreshAheadMs: opts.refreshAheadMs ?? 5_000,
+    revalidateMs: opts.revalidateMs ?? 0,
     retryAfterFailureMs: opts.retryAfterFailureMs ?? 1_000,
     now: () => t,
   });
@@ -180,5 +205,138 @@ describe('routing cache > stale routes', () => {
     await flush();
     loader.calls[1]!.reject(down());
     await expect(next).rejects.toBeInstanceOf(RoutingUnavailableError);
+  });
+});
+
+/** What `p` has settled to once pending callbacks ran, or 'pending' (it waits on a request). */
+async function settledNow<T>(p: Promise<T>): Promise<T | 'pending'> {
+  return Promise.race([p, flush().then(() => 'pending' as const)]);
+}
+
+describe('routing cache > revalidation', () => {
+  async function fetched(opts: SetupOptions = {}) {
+    const s = setup({ revalidateMs: 3_000, ...opts });
+    const p = s.cache.current();
+    s.loader.calls[0]!.resolve(routing(4));
+    return { ...s, first: await p };
+  }
+
+  it('asks with the cached tag revalidateMs after the last request, serving the cached answer meanwhile', async () => {
+    const { cache, loader, advance, first } = await fetched();
+    advance(2_999);
+    expect(await settledNow(cache.current())).toBe(first);
+    expect(loader.calls).toHaveLength(1);
+    advance(1);
+    expect(await settledNow(cache.current())).toBe(first);
+    expect(loader.calls).toHaveLength(2);
+    expect(loader.calls[1]!.etag).toBe('"1-4"');
+  });
+
+  it('shares one revalidation among concurrent callers', async () => {
+    const { cache, loader, advance } = await fetched();
+    advance(3_000);
+    await Promise.all(Array.from({ length: 20 }, () => cache.current()));
+    expect(loader.calls).toHaveLength(2);
+    loader.calls[1]!.notModified();
+    await flush();
+    expect(loader.calls).toHaveLength(2);
+  });
+
+  it('renews the lease on a 304, counted from when that request was sent', async () => {
+    const { cache, loader, advance, first } = await fetched({ leaseMs: 10_000, refreshAheadMs: 0 });
+    advance(3_000);
+    await cache.current();
+    advance(1_000);
+    loader.calls[1]!.notModified();
+    await flush();
+    // Past the first lease (10 s), within the renewed one (sent at 3 s: up to 13 s).
+    advance(8_999);
+    expect(await settledNow(cache.current())).toBe(first);
+    // That call started another revalidation; with it unanswered, the renewed lease runs out.
+    advance(1);
+    const expired = cache.current();
+    expect(await settledNow(expired)).toBe('pending');
+    loader.calls[2]!.notModified();
+    expect(await expired).toBe(first);
+  });
+
+  it('switches to a changed layout a revalidation brings', async () => {
+    const { cache, loader, advance } = await fetched();
+    advance(3_000);
+    expect((await cache.current()).shardCount).toBe(4);
+    loader.calls[1]!.resolve(routing(8, 2));
+    await flush();
+    expect((await cache.current()).shardCount).toBe(8);
+    advance(3_000);
+    await cache.current();
+    expect(loader.calls[2]!.etag).toBe('"2-8"');
+  });
+
+  it('keeps the routing it has when a 200 carries the same tag', async () => {
+    const { cache, loader, advance, first } = await fetched();
+    advance(3_000);
+    await cache.current();
+    loader.calls[1]!.resolve(routing(4));
+    await flush();
+    expect(await cache.current()).toBe(first);
+  });
+
+  it('keeps serving after a failed revalidation and asks again revalidateMs after it was sent', async () => {
+    const { cache, loader, advance, first } = await fetched();
+    advance(3_000);
+    await cache.current();
+    loader.calls[1]!.reject(down());
+    await flush();
+    advance(2_999);
+    expect(await settledNow(cache.current())).toBe(first);
+    expect(loader.calls).toHaveLength(2);
+    advance(1);
+    await cache.current();
+    expect(loader.calls).toHaveLength(3);
+  });
+
+  it('never lets a 304 sent before the route was found stale vouch for it', async () => {
+    const { cache, loader, advance, first } = await fetched();
+    advance(3_000);
+    await cache.current();
+    cache.invalidate(first);
+    const retry = cache.current();
+    loader.calls[1]!.notModified();
+    await flush();
+    // The 304 answered a request sent before the invalidation: a new request is needed.
+    expect(loader.calls).toHaveLength(3);
+    expect(await settledNow(retry)).toBe('pending');
+    loader.calls[2]!.resolve(routing(2, 2));
+    expect((await retry).shardCount).toBe(2);
+  });
+
+  it('clears an invalidation with a 304 sent after it', async () => {
+    const { cache, loader, first } = await fetched();
+    cache.invalidate(first);
+    const retry = cache.current();
+    await flush();
+    loader.calls[1]!.notModified();
+    expect(await retry).toBe(first);
+    expect(await settledNow(cache.current())).toBe(first);
+    expect(loader.calls).toHaveLength(2);
+  });
+
+  it('asks only near the lease end when revalidateMs is 0', async () => {
+    const { cache, loader, advance } = await fetched({ revalidateMs: 0 });
+    advance(24_999);
+    await cache.current();
+    expect(loader.calls).toHaveLength(1);
+    advance(1);
+    await cache.current();
+    expect(loader.calls).toHaveLength(2);
+    expect(loader.calls[1]!.etag).toBe('"1-4"');
+  });
+
+  it('fails as ROUTING_UNAVAILABLE when a request without a tag is answered 304', async () => {
+    const { cache, loader } = setup();
+    const p = cache.current();
+    await flush();
+    loader.calls[0]!.notModified();
+    await expect(p).rejects.toBeInstanceOf(RoutingUnavailableError);
   });
 });

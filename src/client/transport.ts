@@ -31,6 +31,18 @@ export interface TransportOptions {
   timeoutMs?: number | undefined;
 }
 
+/** What a conditional GET answered: not modified (304), or a body with its validator. */
+export type Conditional<T> =
+  | { notModified: true }
+  | { notModified: false; body: T; etag: string | undefined };
+
+interface Answer<T> {
+  body: T;
+  etag: string | undefined;
+}
+
+const NOT_MODIFIED = Symbol('not modified');
+
 /** The API base path every route sits under. */
 export const API_BASE = '/coord/v1';
 
@@ -80,12 +92,32 @@ export class CoordinatorTransport {
     return this.request<T>('GET', path);
   }
 
+  /**
+   * GET `path` with `If-None-Match: etag` when `etag` is given: a 304 answers `notModified`,
+   * a 2xx its parsed body and `ETag` (undefined when the server sends none).
+   */
+  async getIfNoneMatch<T>(path: string, etag: string | undefined): Promise<Conditional<T>> {
+    const answer = await this.send<T>('GET', path, undefined, etag);
+    if (answer === NOT_MODIFIED) return { notModified: true };
+    return { notModified: false, body: answer.body, etag: answer.etag };
+  }
+
   /** Sends one request and returns the parsed JSON body of a 2xx answer; throws a typed error otherwise. */
   async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return ((await this.send<T>(method, path, body, undefined)) as Answer<T>).body;
+  }
+
+  private async send<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    ifNoneMatch: string | undefined,
+  ): Promise<Answer<T> | typeof NOT_MODIFIED> {
     const what = `${method} ${path}`;
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.authorization) headers.authorization = this.authorization;
     if (body !== undefined) headers['content-type'] = 'application/json';
+    if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch;
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     // Racing a timer as well as aborting covers fetch implementations that ignore the signal
@@ -117,7 +149,7 @@ export class CoordinatorTransport {
     headers: Record<string, string>,
     body: unknown,
     signal: AbortSignal,
-  ): Promise<T> {
+  ): Promise<Answer<T> | typeof NOT_MODIFIED> {
     let res: Response;
     try {
       const init: RequestInit = { method, headers, signal };
@@ -138,9 +170,12 @@ export class CoordinatorTransport {
         cause: err,
       });
     }
+    // 304 only ever answers a conditional request; to any other it is a malformed answer.
+    if (res.status === 304 && 'if-none-match' in headers) return NOT_MODIFIED;
     if (!res.ok) throw this.httpError(what, res.status, text);
     try {
-      return (text === '' ? null : JSON.parse(text)) as T;
+      const parsed = (text === '' ? null : JSON.parse(text)) as T;
+      return { body: parsed, etag: res.headers?.get('etag') ?? undefined };
     } catch (err) {
       throw new CoordinatorResponseError(`${what}: answer ${res.status} is not JSON`, err);
     }
