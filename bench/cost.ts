@@ -20,6 +20,9 @@
  *   call once, as Upstash would bill them over TCP); INFO commandstats would also count the
  *   commands scripts run inside, which Upstash does not bill.
  *
+ * - Producer routing: what keeping one producer's routing fresh costs an hour, with revalidation
+ *   off and at the default 3 s (bench/cost-routing.ts).
+ *
  * Asserts nothing; prints one table per part. BENCH_COST_MESSAGES (default 10000) sets the
  * messages per batch size.
  */
@@ -36,6 +39,7 @@ import { RedisStore } from '../src/store/redis-store.js';
 import { heartbeatBody } from '../test/support/stack.js';
 import { startUpstashBridge, type UpstashBridge } from '../test/support/upstash-bridge.js';
 import { type RunningWorker, startWorker } from '../test/support/worker.js';
+import { type RoutingCostRow, routingCost } from './cost-routing.js';
 
 // ---- List prices (USD), checked 2026-12-02 on the vendors' pricing pages ----------------------
 /** When the prices below were last checked. */
@@ -562,9 +566,41 @@ function messageTable(rows: MessageRow[]): string {
   ].join('\n');
 }
 
+// ---- Part 4: producer routing ------------------------------------------------------------------
+
+function routingTable(rows: readonly RoutingCostRow[]): string {
+  const perDay = (r: RoutingCostRow) => r.requests * 24;
+  return [
+    '### Producer routing per producer-hour (the Worker in Miniflare over the Upstash bridge; a producer asking for its routing once a simulated second for 10 minutes, scaled to an hour)',
+    table(
+      [
+        'routing freshness',
+        'Worker requests/producer-hour',
+        'answered 304',
+        'Upstash commands/producer-hour',
+        'response body bytes/producer-hour',
+        'Workers Paid $/producer-month',
+        'Upstash $/producer-month',
+        'producers on Workers Free',
+      ],
+      rows.map((r) => [
+        r.mode,
+        num(r.requests),
+        num(r.notModified),
+        `${num(r.commands)} (${r.commandNames})`,
+        num(r.bodyBytes),
+        usd(workersUsd(r.requests * 24 * MONTH_DAYS)),
+        usd(upstashUsd(r.commands * 24 * MONTH_DAYS)),
+        num(Math.floor((WORKERS_FREE_REQUESTS_PER_DAY - CRON_RUNS_PER_DAY) / perDay(r))),
+      ]),
+    ),
+    `A 304 costs the Worker request and the routing read (one script call) but no body; a full answer is ${rows[0]?.fullAnswerBytes ?? 0} bytes for 4 shards. An idle producer asks nothing: revalidation runs only while it publishes. Before revalidation the lease refresh asked unconditionally: the first row's requests, each a full answer.`,
+  ].join('\n');
+}
+
 // ---- Entry --------------------------------------------------------------------------------------
 
-/** Runs the three parts against the Redis at `redisUrl`; returns the printed tables. */
+/** Runs the four parts against the Redis at `redisUrl`; returns the printed tables. */
 export async function benchCost(redisUrl: string): Promise<string> {
   const stamp = Date.now().toString(36);
   const coordinatorBridge = await startUpstashBridge({ redisUrl });
@@ -589,6 +625,18 @@ export async function benchCost(redisUrl: string): Promise<string> {
       console.error(`cost bench: messages at batch ${batch} done`);
     }
     parts.push(messageTable(rows));
+    const routingStream = `cost-routing-${stamp}`;
+    await post(worker, `/coord/v1/streams/${routingStream}`, { requestedBy: 'bench', initialShardCount: 4 });
+    const routingRedis = upstashAdapter(
+      new UpstashRedis({
+        url: producerBridge.url,
+        token: producerBridge.token,
+        automaticDeserialization: false,
+        enableTelemetry: false,
+      }),
+    );
+    parts.push(routingTable(await routingCost(worker, coordinatorBridge, routingRedis, routingStream)));
+    console.error('cost bench: producer routing done');
     parts.push(
       `List prices checked ${PRICES_CHECKED}: Workers Paid $${WORKERS_PAID_USD_PER_MILLION_REQUESTS} per million requests beyond ${num(WORKERS_PAID_INCLUDED_REQUESTS_PER_MONTH)} a month (subrequests not billed), Workers Free ${num(WORKERS_FREE_REQUESTS_PER_DAY)} requests a day; Upstash pay-as-you-go $${UPSTASH_PAYG_USD_PER_100K_COMMANDS} per 100,000 commands; Cloudflare Queues $${QUEUES_USD_PER_MILLION_OPERATIONS} per million operations, ${QUEUES_OPERATIONS_PER_MESSAGE} per message. Free allowances are left out.`,
     );
