@@ -10,6 +10,7 @@ import { planDueAt } from '../core/due.js';
 import { CoordinatorError } from '../core/errors.js';
 import type { HeartbeatOutput } from '../core/heartbeat-types.js';
 import type { RedisPort } from '../redis/port.js';
+import { type GroupPositions, redisGroupPositions } from './group-positions.js';
 import { dueIndexKeys, groupKeys, streamKeys, streamsIndexKey, tokenSecretKey } from './keys.js';
 import { readMaxmemoryPolicy } from './maxmemory-policy.js';
 import { ACQUIRE_LOCK } from './scripts/acquire-lock.js';
@@ -132,6 +133,8 @@ export class RedisStore implements Store, Required<ShardOps> {
   private lastPingError = 'unreachable';
   /** Redis' `maxmemory-policy`, where the port can send INFO (not on Upstash). */
   readonly evictionPolicy?: () => Promise<string | null>;
+  /** Consumer-group positions on shard streams (the offsets reset). */
+  readonly positions: GroupPositions;
 
   constructor(port: RedisPort, options: RedisStoreOptions) {
     this.port = port;
@@ -139,6 +142,7 @@ export class RedisStore implements Store, Required<ShardOps> {
     this.oneSlot = port.oneSlot;
     this.ownsClient = options.ownsClient ?? false;
     this.pingTimeoutMs = options.pingTimeoutMs ?? 1000;
+    this.positions = redisGroupPositions(port, (err) => this.failure(err));
     const info = port.infoOfMasters?.bind(port);
     if (info) {
       // On a Cluster every master is asked and the riskiest policy wins.

@@ -16,6 +16,7 @@ import type { RetireOutcome, ShardReading } from '../core/drain-evidence.js';
 import type { HeartbeatOutput } from '../core/heartbeat-types.js';
 import type { GroupHeader } from '../core/member-view.js';
 import type { GroupDoc, StreamDoc } from '../core/model.js';
+import type { GroupPositions } from './group-positions.js';
 import type { StreamHead } from './records.js';
 
 /** A PING's outcome; `error` is a short fixed phrase, safe on a public health endpoint. */
@@ -366,6 +367,11 @@ export interface Store extends StreamOps, Partial<ShardOps> {
    * masters); null when the reply does not say. Throws when INFO is refused. @default not readable
    */
   evictionPolicy?(): Promise<string | null>;
+  /**
+   * Consumer-group positions on shard streams (the offsets reset). @default none (the reset then
+   * answers 503 REDIS_NOT_CONFIGURED)
+   */
+  positions?: GroupPositions;
   /** Closes connections the store owns. */
   close(): Promise<void>;
 }

@@ -6,6 +6,7 @@
 import { ACQUIRE_LOCK } from '../../src/store/scripts/acquire-lock.js';
 import { CLEAR_SHARD_KEYS } from '../../src/store/scripts/clear-shard-keys.js';
 import { COMMIT } from '../../src/store/scripts/commit.js';
+import { COUNT_RANGE } from '../../src/store/scripts/count-range.js';
 import { DELETE_SHARD } from '../../src/store/scripts/delete-shard.js';
 import { DUE_CLAIM, DUE_MARK, DUE_SEED, DUE_SETTLE } from '../../src/store/scripts/due-index.js';
 import {
@@ -53,6 +54,7 @@ export const SCRIPTS = {
   provision: PROVISION,
   'provision-existing': PROVISION_EXISTING,
   'read-shards': READ_SHARDS,
+  'count-range': COUNT_RANGE,
   'pending-summaries': PENDING_SUMMARIES,
   'register-stream': REGISTER_STREAM,
   'shard-evidence': SHARD_EVIDENCE,

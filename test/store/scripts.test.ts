@@ -32,6 +32,7 @@ const PINNED: Record<string, string> = {
   'stream-probe': '8e5a22ac81b0f9bce40ff683170ff52eecbf7b1c',
   provision: '855ece8fe536d75a5ab2074432212dd185224cba',
   'read-shards': '4ac4e4ba5c6e304370d9e22e870d40370096854a',
+  'count-range': 'e4455d64511689c66c0599d897be50c8d0905eb7',
   'pending-summaries': 'fb31e3033d0aa445645acb524d69b1823fdc42af',
   'shard-evidence': '27bbbc46709cbbda9b3fe003738657e152b48352',
   'retire-shard': '00c6469fb8126a5042a9ee4b2cc7afecf8e40d4f',
