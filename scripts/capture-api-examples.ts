@@ -1,8 +1,8 @@
 /**
  * Captures one example of every documented operation from a real coordinator: a private
  * redis-server on a free loopback port, the app in process, a small scenario (a stream with
- * four shards, two groups, two members, a few entries, a scale-out, a rollback, a group repair,
- * a login), and writes what was sent and answered to `src/http/generated/openapi-examples.ts`,
+ * four shards, two groups, two members, a few entries, an offsets reset's dry run, a scale-out, a
+ * rollback, a group repair, a login), and writes what was sent and answered to `src/http/generated/openapi-examples.ts`,
  * which the OpenAPI document and the docs page's try-it forms show.
  * `test/ops/openapi-examples.test.ts` checks every example still parses with its operation's
  * schemas (rerun this when one does not).
@@ -169,6 +169,12 @@ async function main(): Promise<void> {
     for (let i = 0; i < 6; i++) {
       await client.xadd(`orders:${i % 4}`, '*', 'orderId', `o-${1000 + i}`, 'amount', String(20 + i));
     }
+    // The audit group has no members: what skipping its backlog would do (a dry run, the default).
+    await call('POST', '/coord/v1/admin/streams/orders/groups/audit/offsets/reset', {
+      to: 'latest',
+      requestedBy: 'ops@example.com',
+      reason: 'skip the audit backlog',
+    });
     // Those that need a query of their own; every other GET comes from the declarations below.
     await call('GET', `${m}/shards/0/messages?direction=BACKWARD&limit=2`);
     const grafana = '/coord/v1/monitoring/grafana';

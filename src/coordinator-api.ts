@@ -8,6 +8,7 @@
 import type { DrainVerdict, ShardReading } from './core/drain-evidence.js';
 import type { HeartbeatInput, HeartbeatOutput } from './core/heartbeat-types.js';
 import type { GroupDoc, Migration, RemovedShard, StreamDoc } from './core/model.js';
+import type { ResetTarget, ShardMove } from './core/offsets-reset-plan.js';
 import type { ShardHolder } from './core/stream-state.js';
 
 /** A group together with the stream it belongs to (what every group view is built from). */
@@ -108,6 +109,35 @@ export interface ScaleInput extends Audited {
 /** Body of `POST …/migrations/{id}/rollback`. */
 export interface RollbackInput extends Audited {
   reason: string;
+}
+
+/** Body of an offsets reset (docs/operating.md#replaying-or-skipping-records). */
+export interface OffsetsResetInput extends AdminRequestMeta {
+  target: ResetTarget;
+  /** Shards to move, each a consumable shard of the stream; null: every consumable shard. */
+  shards: number[] | null;
+  /** Answer what the reset would do and write nothing. */
+  dryRun: boolean;
+}
+
+/** One shard of an offsets reset: where the group was, where it goes, and what that skips or replays. */
+export interface ShardReset extends Omit<ShardMove, 'entriesRead'> {
+  shard: number;
+  streamKey: string;
+  /** The group's last-delivered-id before the reset. */
+  before: string;
+  /** Its last-delivered-id after the reset (to be, in a dry run). */
+  after: string;
+  /** Entries delivered and not acknowledged; the reset leaves them pending. Null when Redis did not say. */
+  pendingCount: number | null;
+}
+
+/** What an offsets reset found and, unless it was a dry run, did. */
+export interface OffsetsReset {
+  target: ResetTarget;
+  dryRun: boolean;
+  /** The shards asked for, ascending. */
+  shards: ShardReset[];
 }
 
 /** What a stream scale did: the stream's one migration, listed for every group. */
@@ -231,4 +261,12 @@ export interface CoordinatorApi {
   ): Promise<Migration>;
   /** Pure read (live drain-evidence reads included); 404 GROUP_NOT_FOUND. */
   migrationsOverview(prefix: string, group: string): Promise<MigrationsOverview>;
+  /**
+   * Moves the group's last-delivered-id on some or all shards (docs/operating.md#replaying-or-skipping-records),
+   * or with `dryRun` only says what that would skip or replay. 404 STREAM_NOT_FOUND /
+   * GROUP_NOT_FOUND, 400 INVALID_REQUEST (a shard not of the stream, an id after a shard's last),
+   * 409 GROUP_HAS_ACTIVE_MEMBERS while a member's lease runs; nothing is written on a refusal.
+   * @default absent (the route answers 503 REDIS_NOT_CONFIGURED)
+   */
+  resetOffsets?(prefix: string, group: string, input: OffsetsResetInput): Promise<OffsetsReset>;
 }

@@ -37,6 +37,7 @@ async function callEveryOperation(c: AdminClient): Promise<void> {
   await c.members(p, g);
   await c.assignments(p, g);
   await c.offsets(p, g);
+  await c.resetOffsets(p, g, { to: 'earliest' } as never);
   await c.migrations(p, g);
   await c.messages(p, g, 1, { direction: 'BACKWARD', limit: 20, cursor: '5-0' });
 }
@@ -45,7 +46,7 @@ describe('AdminClient', () => {
   it('addresses a declared operation with every call, parameters decoded back to what was given', async () => {
     const { client, sent } = recording();
     await callEveryOperation(client);
-    expect(sent).toHaveLength(17);
+    expect(sent).toHaveLength(18);
     const operations = new Set<string>();
     for (const s of sent) {
       const [path] = s.path.split('?');
@@ -56,7 +57,7 @@ describe('AdminClient', () => {
       if (streamPrefix !== undefined) expect(streamPrefix).toBe('or ders');
       if (consumerGroup !== undefined) expect(consumerGroup).toBe('g/1');
     }
-    expect(operations.size).toBe(17);
+    expect(operations.size).toBe(18);
   });
 
   it('sends login anonymously and nothing else', async () => {

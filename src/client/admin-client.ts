@@ -8,6 +8,7 @@
  * credentials, the timeout and how a failure is reported (`CliFailure`, the console's `ApiError`).
  */
 import type { StreamMessagesPageJson, StreamShardOffsetsJson } from '../http/monitoring-views.js';
+import type { OffsetsResetBody, OffsetsResetResponseJson } from '../http/offsets-reset-schemas.js';
 import type {
   AssignmentsResponseJson,
   CreateStreamBody,
@@ -190,6 +191,14 @@ export class AdminClient {
   /** `GET /monitoring/…/offsets` (503 on a coordinator without Redis-backed monitoring). */
   offsets(p: string, g: string): Promise<StreamShardOffsetsJson> {
     return this.call('GET', [...monitoring(p, g), 'offsets']);
+  }
+
+  /**
+   * `POST /admin/streams/{p}/groups/{g}/offsets/reset` (additive, WRITE): moves the group's
+   * position per shard to replay or skip records; a dry run unless `dryRun` is false.
+   */
+  resetOffsets(p: string, g: string, body: OffsetsResetBody): Promise<OffsetsResetResponseJson> {
+    return this.call('POST', ['admin', ...group(p, g), 'offsets', 'reset'], body);
   }
 
   /** `GET /monitoring/…/migrations`. */

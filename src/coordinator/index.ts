@@ -13,6 +13,8 @@ import type {
   GroupPageQuery,
   GroupSnapshot,
   MigrationsOverview,
+  OffsetsReset,
+  OffsetsResetInput,
   RedisCheck,
   RedisHealth,
   RepairGroupInput,
@@ -33,6 +35,7 @@ import { EvictionPolicyCheck } from './eviction-check.js';
 import { RedisHealthProbe } from './health.js';
 import { type HeartbeatOptions, heartbeat } from './heartbeat.js';
 import { withIntactGroup } from './integrity.js';
+import { resetOffsets } from './offsets-reset.js';
 import { repairGroup } from './repair.js';
 import * as resharding from './resharding.js';
 import { steadyHeartbeats } from './steady-heartbeats.js';
@@ -219,6 +222,10 @@ export class Coordinator implements CoordinatorApi {
 
   migrationsOverview(prefix: string, group: string): Promise<MigrationsOverview> {
     return resharding.migrationsOverview(this.ctx, prefix, group);
+  }
+
+  resetOffsets(prefix: string, group: string, input: OffsetsResetInput): Promise<OffsetsReset> {
+    return resetOffsets(this.ctx, prefix, group, input);
   }
 
   /**

@@ -22,6 +22,7 @@ import { messagesRoutes } from './routes/messages.js';
 import { migrationRoutes } from './routes/migrations.js';
 import { monitoringRoutes } from './routes/monitoring.js';
 import { offsetsRoutes } from './routes/offsets.js';
+import { offsetsResetRoutes } from './routes/offsets-reset.js';
 import { routingRoutes } from './routes/routing.js';
 import { scaleRoutes } from './routes/scale.js';
 import { terminatingGuard } from './terminating.js';
@@ -104,6 +105,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', memberRoutes(d));
   app.route('/', monitoringRoutes(d));
   app.route('/', offsetsRoutes(d));
+  app.route('/', offsetsResetRoutes(d));
   app.route('/', lagRoutes(d));
   app.route('/', messagesRoutes(d));
   app.route('/', grafanaRoutes(d));

@@ -3,6 +3,7 @@
  * schemas the routes validate with, and the response schemas of `openapi-*responses.ts`.
  */
 import { z } from 'zod';
+import { offsetsResetRequestSchema } from './offsets-reset-schemas.js';
 import {
   grafanaAssignmentRowSchema,
   grafanaGroupRowSchema,
@@ -66,6 +67,7 @@ export const COMPONENTS = {
   RepairGroupRequest: repairGroupSchema,
   ScaleRequest: scaleSchema,
   RollbackMigrationRequest: rollbackSchema,
+  OffsetsResetRequest: offsetsResetRequestSchema,
   HeartbeatRequest: heartbeatRequestSchema,
   HeartbeatBatchRequest: heartbeatBatchRequestSchema,
   LoginRequest: loginRequestSchema,

@@ -12,6 +12,7 @@ import { MESSAGES_ROUTES } from './routes/messages.js';
 import { MIGRATION_ROUTES } from './routes/migrations.js';
 import { MONITORING_ROUTES } from './routes/monitoring.js';
 import { OFFSETS_ROUTES } from './routes/offsets.js';
+import { OFFSETS_RESET_ROUTES } from './routes/offsets-reset.js';
 import { ROUTING_ROUTES } from './routes/routing.js';
 import { SCALE_ROUTES } from './routes/scale.js';
 import { SERVICE_ROUTES } from './routes/service-api.js';
@@ -25,6 +26,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   MIGRATION_ROUTES,
   MONITORING_ROUTES,
   OFFSETS_ROUTES,
+  OFFSETS_RESET_ROUTES,
   LAG_ROUTES,
   MESSAGES_ROUTES,
   GRAFANA_ROUTES,

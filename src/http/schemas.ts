@@ -64,8 +64,10 @@ const shardCountSchema = z
   .int()
   .min(1)
   .max(MAX_SHARD_INDEX + 1);
-const requestedBySchema = nonBlank(MAX_NAME_LENGTH);
-const optionalText = z.string().max(MAX_TEXT_LENGTH).nullish();
+/** `requestedBy` of admin mutations: who the client says it acts for (audit only). */
+export const requestedBySchema = nonBlank(MAX_NAME_LENGTH);
+/** An optional free-text field (`reason`). */
+export const optionalText = z.string().max(MAX_TEXT_LENGTH).nullish();
 /** ISO-8601 instant as the starter's Jackson writes it (`…Z` or with an offset). */
 const instant = z.iso.datetime({ offset: true });
 
