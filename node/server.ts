@@ -64,9 +64,13 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   const metrics = new CoordinatorMetrics({
     version: VERSION,
     reference: { coordinatorId: config.coordinatorId, maxGroups: config.metricsMaxGroups },
+    // A public /metrics names no stream (docs/security.md#metrics-exposure).
+    streamLabels: !publicMetrics,
   });
-  registerProcessMetrics(metrics.registry);
-  if (metrics.reference) registerProcessMetrics(metrics.reference.registry);
+  // One event-loop monitor behind both scrape endpoints; stopped on close.
+  const processMetrics = registerProcessMetrics(
+    metrics.reference ? [metrics.registry, metrics.reference.registry] : [metrics.registry],
+  );
   // Counted so a sweep can report (and, given maxCalls, budget) its Redis round trips.
   const requests = requestCounter();
   const store = new RedisStore(ioredisPort(client, { onRequest: requests.onRequest }), {
@@ -80,15 +84,16 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     onEvent: (e) => metrics.observeEvent(e),
     requestCount: requests.count,
   });
-  metrics.watchGroups(() => coordinator.listGroups());
   let terminating = false;
   // Its own port: monitoring reads are not counted as the sweep's round trips.
   const inspector = new RedisInspector(ioredisPort(client));
+  // One lag cache behind both scrape endpoints: scraping both reads the shards once per refresh.
   const lag = new LagCache({
     inspector,
     refreshMs: config.metricsLagRefreshMs,
     maxShards: config.metricsLagMaxShards,
   });
+  metrics.watchGroups(() => coordinator.listGroups(), lag);
   metrics.watchReference(() => coordinator.listGroups(), lag);
   const app = createApp({
     coordinator,
@@ -113,6 +118,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   try {
     await listen(server, config.port, config.host);
   } catch (err) {
+    processMetrics.stop();
     await closeQuietly('coordinator', () => coordinator.close(), log);
     await closeQuietly('store', () => store.close(), log);
     throw err;
@@ -145,6 +151,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     await closeHttp(server);
     await closeQuietly('coordinator', () => coordinator.close(), log);
     await closeQuietly('store', () => store.close(), log);
+    processMetrics.stop();
     log('info', 'stopped');
   };
 

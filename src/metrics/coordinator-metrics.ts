@@ -7,12 +7,13 @@
 
 import type { CoordinatorEvent, HeartbeatPath, SweepCounts } from '../coordinator/context.js';
 import type { GroupSnapshot } from '../coordinator-api.js';
-import { GROUP_STATES, groupGauges, MEMBER_STATES, MIGRATION_STATES } from './group-gauges.js';
 import type { HttpMetrics } from './http-metrics.js';
+import { LabelBudget, snapshotPairs } from './label-budget.js';
 import type { LagCache } from './lag-cache.js';
 import { ReferenceMetrics, type ReferenceMetricsOptions, type RequestInfo } from './reference-metrics.js';
 import { fillReferenceState } from './reference-state.js';
 import { MetricsRegistry } from './registry.js';
+import { declareStateSeries, fillStateSeries } from './state-series.js';
 
 /** Latency buckets (seconds) for HTTP requests: sub-millisecond fast path to multi-second lock waits. */
 const REQUEST_BUCKETS = [
@@ -29,6 +30,13 @@ export interface CoordinatorMetricsOptions {
   version?: string;
   /** Also record the reference's `redis_stream_coord_*` metrics (`GET /actuator/prometheus`). @default none */
   reference?: Omit<ReferenceMetricsOptions, 'clock'>;
+  /**
+   * Serve the per-shard series labelled by stream and group (`rsc_shard_lag`, `rsc_shard_pending`)
+   * on `/metrics`; off where `/metrics` is public, since those labels name streams. @default true
+   */
+  streamLabels?: boolean;
+  /** Stream/group pairs labelled without `reference` (with it, its `maxGroups` and slots). @default 100 */
+  maxGroups?: number;
 }
 
 /** Every metric the coordinator exports, and the few ways to record them. */
@@ -114,31 +122,8 @@ export class CoordinatorMetrics implements HttpMetrics {
     help: 'Groups found to have lost part of their Redis state, by outcome: rebuilt from the member records, or refused until repaired.',
     labelNames: ['outcome'],
   });
-  readonly streams = this.registry.gauge({ name: 'rsc_streams', help: 'Streams in the namespace.' });
-  readonly shards = this.registry.gauge({ name: 'rsc_shards', help: 'Sum of the streams shard counts.' });
-  readonly groups = this.registry.gauge({
-    name: 'rsc_groups',
-    help: 'Consumer groups by state.',
-    labelNames: ['state'],
-  });
-  readonly members = this.registry.gauge({
-    name: 'rsc_members',
-    help: 'Members of every group by state.',
-    labelNames: ['state'],
-  });
-  readonly migrations = this.registry.gauge({
-    name: 'rsc_migrations',
-    help: 'Migrations kept in the streams histories, by state.',
-    labelNames: ['state'],
-  });
-  readonly activeMigrations = this.registry.gauge({
-    name: 'rsc_active_migrations',
-    help: 'Streams with an active migration.',
-  });
-  readonly metadataUp = this.registry.gauge({
-    name: 'rsc_metadata_read_up',
-    help: '1 when the scrape-time read of the stored metadata succeeded, else 0 (the state gauges then read 0).',
-  });
+  /** Scrape-time gauges: state counts and per-shard lag (`watchGroups`). */
+  readonly state = declareStateSeries(this.registry);
   readonly buildInfo = this.registry.gauge({
     name: 'rsc_build_info',
     help: 'Always 1; the version label says what runs.',
@@ -147,11 +132,16 @@ export class CoordinatorMetrics implements HttpMetrics {
 
   /** The reference-named metrics, when asked for. */
   readonly reference: ReferenceMetrics | null;
+  /** Label slots of the per-shard series: the reference's own when it is recorded, so both agree. */
+  private readonly budget: LabelBudget;
+  private readonly streamLabels: boolean;
 
   constructor(opts: CoordinatorMetricsOptions = {}) {
     this.clock = opts.clock ?? (() => performance.now());
     this.buildInfo.set({ version: opts.version ?? 'unknown' }, 1);
     this.reference = opts.reference ? new ReferenceMetrics({ ...opts.reference, clock: this.clock }) : null;
+    this.budget = this.reference?.budget ?? new LabelBudget(opts.maxGroups ?? 100);
+    this.streamLabels = opts.streamLabels ?? true;
     if (this.reference) this.renderReference = () => this.reference!.render();
   }
 
@@ -251,28 +241,36 @@ export class CoordinatorMetrics implements HttpMetrics {
     });
   }
 
-  /** Fills the state gauges from `listGroups()` at every scrape. */
-  watchGroups(listGroups: () => Promise<GroupSnapshot[]>): void {
+  /**
+   * Fills the state gauges from `listGroups()` at every `/metrics` scrape, and the per-shard lag
+   * from `lag` — the cache `/actuator/prometheus` reads too, so scraping both endpoints costs one
+   * lag read per refresh.
+   */
+  watchGroups(listGroups: () => Promise<GroupSnapshot[]>, lag: LagCache | null = null, now = Date.now): void {
     this.registry.onCollect(async () => {
-      for (const g of [this.streams, this.shards, this.groups, this.members, this.migrations]) g.reset();
-      this.activeMigrations.reset();
       let snaps: GroupSnapshot[];
       try {
         snaps = await listGroups();
       } catch {
-        // Redis trouble shows as rsc_metadata_read_up 0 (and in the request metrics), not as a failed scrape.
-        this.metadataUp.set(undefined, 0);
+        fillStateSeries(this.state, { snaps: null, lags: [], budget: null, lagAgeSeconds: 0 });
         return;
       }
-      const g = groupGauges(snaps);
-      this.metadataUp.set(undefined, 1);
-      this.streams.set(undefined, g.streams);
-      this.shards.set(undefined, g.shards);
-      this.activeMigrations.set(undefined, g.activeMigrations);
-      for (const s of GROUP_STATES) this.groups.set({ state: s }, g.groupsByState[s]);
-      for (const s of MEMBER_STATES) this.members.set({ state: s }, g.membersByState[s]);
-      for (const s of MIGRATION_STATES) this.migrations.set({ state: s }, g.migrationsByState[s]);
+      const labelled = this.streamLabels && lag !== null;
+      if (labelled) this.syncLabels(snaps);
+      const lags = labelled ? await lag.lags(snaps) : [];
+      fillStateSeries(this.state, {
+        snaps,
+        lags,
+        budget: labelled ? this.budget : null,
+        lagAgeSeconds: lag?.readAt == null ? 0 : Math.max(0, (now() - lag.readAt) / 1000),
+      });
     });
+  }
+
+  /** Gives the label slots from a snapshot of the groups that exist (the reference's, when recorded). */
+  private syncLabels(snaps: readonly GroupSnapshot[]): void {
+    if (this.reference) this.reference.syncLabels(snaps);
+    else this.budget.sync(snapshotPairs(snaps));
   }
 
   /** The text exposition of every metric. */

@@ -5,6 +5,7 @@
  * time); requests and events only look their pair up, so a request naming a made-up stream or
  * group never costs a slot (docs/metrics.md#reference-compatible-metrics-actuatorprometheus).
  */
+import type { GroupSnapshot } from '../coordinator-api.js';
 
 /** Label value of series aggregated past the cap. */
 export const OTHER_LABEL = '_other';
@@ -18,6 +19,14 @@ export interface GroupLabels {
 }
 
 const keyOf = (stream: string, group: string) => `${stream}\u0000${group}`;
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The stream/group pairs of `snaps` in the order slots are given (stream, then group). */
+export function snapshotPairs(snaps: readonly GroupSnapshot[]): GroupLabels[] {
+  return snaps
+    .map((s) => ({ stream: s.stream.streamPrefix, group: s.group.consumerGroup }))
+    .sort((a, b) => compare(a.stream, b.stream) || compare(a.group, b.group));
+}
 
 /** Up to `max` stream/group pairs with their own labels. */
 export class LabelBudget {

@@ -10,7 +10,7 @@
  */
 import type { CoordinatorEvent } from '../coordinator/context.js';
 import type { GroupSnapshot } from '../coordinator-api.js';
-import { type GroupLabels, LabelBudget, NONE_LABEL } from './label-budget.js';
+import { type GroupLabels, LabelBudget, NONE_LABEL, snapshotPairs } from './label-budget.js';
 import { MetricsRegistry } from './registry.js';
 import { Summary } from './summary.js';
 
@@ -244,10 +244,7 @@ export class ReferenceMetrics {
    * and heartbeat series go with it, new groups take free slots in stream/group order.
    */
   syncLabels(snaps: readonly GroupSnapshot[]): void {
-    const pairs = snaps
-      .map((s) => ({ stream: s.stream.streamPrefix, group: s.group.consumerGroup }))
-      .sort((a, b) => compare(a.stream, b.stream) || compare(a.group, b.group));
-    const released = this.budget.sync(pairs);
+    const released = this.budget.sync(snapshotPairs(snaps));
     if (released.length === 0) return;
     const gone = new Set(released.map((r) => `${r.stream}\u0000${r.group}`));
     const goneStreams = new Set(released.map((r) => r.stream).filter((s) => !this.budget.hasStream(s)));
@@ -263,5 +260,3 @@ export class ReferenceMetrics {
     return this.registry.render();
   }
 }
-
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

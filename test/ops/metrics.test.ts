@@ -2,7 +2,8 @@
  * `GET /metrics` on the Node adapter over a private Redis: the text format parses, and the
  * numbers follow the requests, heartbeats, sweeps and stored state that produced them.
  */
-import { afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { type RunningServer, startServer } from '../../node/server.js';
 import { ConfigError, parseConfig } from '../../src/config.js';
 import { type Exposition, parseExposition, sampleSum, sampleValue } from '../support/exposition.js';
@@ -16,6 +17,13 @@ const CREDENTIALS = {
   COORDINATOR_USERS: `${READER.user}:${READER.password}:READ`,
 };
 
+let redis: Redis;
+beforeAll(() => {
+  redis = new Redis(inject('redisUrl'));
+});
+afterAll(() => {
+  redis.disconnect();
+});
 const running: RunningServer[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((s) => s.close()));
@@ -122,8 +130,18 @@ describe('metrics > Prometheus endpoint on Node', () => {
     expect(
       m.samples.some((s) => s.name.startsWith('rsc_http_request_duration') && 'status' in s.labels),
     ).toBe(false);
-    // Raw paths never become labels: the stream's name appears nowhere in the exposition.
-    expect(m.samples.some((s) => Object.values(s.labels).some((v) => v.includes(p)))).toBe(false);
+    // Raw paths never become labels: the stream's name appears only as the `stream` (and here
+    // `group`) label of the per-shard series of its real group.
+    expect(
+      m.samples.some((s) =>
+        Object.entries(s.labels).some(
+          ([k, v]) => v.includes(p) && !((k === 'stream' || k === 'group') && v === p),
+        ),
+      ),
+    ).toBe(false);
+    expect(m.samples.filter((s) => s.labels.stream === p).every((s) => s.name.startsWith('rsc_shard_'))).toBe(
+      true,
+    );
 
     const heartbeatRoute =
       '/coord/v1/streams/:streamPrefix/groups/:consumerGroup/members/:memberId/heartbeat';
@@ -170,6 +188,61 @@ describe('metrics > Prometheus endpoint on Node', () => {
     const m = parseExposition((await call(server, 'GET', '/metrics', undefined, null)).text);
     expect(sampleSum(m, 'rsc_migrations')).toBe(1);
     expect(sampleValue(m, 'rsc_shards')).toBe(3);
+  });
+});
+
+describe('metrics > naming', () => {
+  it('follows the Prometheus naming guide: _total on counters only, base units, no _ms on rsc_*', async () => {
+    const server = await start({});
+    const p = uniquePrefix('named');
+    await call(server, 'POST', `/coord/v1/streams/${p}`, { initialShardCount: 1, requestedBy: 't' }, null);
+    const m = parseExposition((await call(server, 'GET', '/metrics', undefined, null)).text);
+    expect(m.types.size).toBeGreaterThan(30);
+    const wrong: string[] = [];
+    for (const [name, type] of m.types) {
+      if ((type === 'counter') !== name.endsWith('_total')) wrong.push(`${type} ${name}`);
+      if (/_(ms|milliseconds|millis|us|ns|kb|mb|kib|mib)(_|$)/i.test(name)) wrong.push(`unit ${name}`);
+      if (name.startsWith('rsc_') && /_ms(_|$)/.test(name)) wrong.push(`ms ${name}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+});
+
+describe('metrics > shard lag on /metrics', () => {
+  it('reports lag and pending per shard of a real group with a backlog, and none for made-up groups', async () => {
+    const server = await start({ COORDINATOR_AUTHENTICATE_MEMBER_API: 'false' });
+    const p = uniquePrefix('lagged');
+    await call(server, 'POST', `/coord/v1/streams/${p}`, { initialShardCount: 2, requestedBy: 't' }, null);
+    for (let k = 0; k < 7; k++) await redis.xadd(`${p}:0`, '*', 'payload', `r${k}`);
+    await redis.xreadgroup('GROUP', p, 'worker-1', 'COUNT', 3, 'STREAMS', `${p}:0`, '>');
+    // A heartbeat to a group that does not exist is answered 200 and proves nothing: no slot.
+    const ghost = await call(
+      server,
+      'POST',
+      `/coord/v1/streams/${p}/groups/ghost/members/m/heartbeat`,
+      heartbeatBody('m', p, { epoch: 0, mv: 0 }),
+      null,
+    );
+    expect(ghost.status).toBe(200);
+
+    const m = parseExposition((await call(server, 'GET', '/metrics', undefined, null)).text);
+    expect(m.types.get('rsc_shard_lag')).toBe('gauge');
+    expect(m.types.get('rsc_shard_pending')).toBe('gauge');
+    expect(sampleValue(m, 'rsc_shard_lag', { stream: p, group: p, shard: '0' })).toBe(4);
+    expect(sampleValue(m, 'rsc_shard_pending', { stream: p, group: p, shard: '0' })).toBe(3);
+    expect(sampleValue(m, 'rsc_shard_lag', { stream: p, group: p, shard: '1' })).toBe(0);
+    expect(m.samples.some((s) => s.labels.group === 'ghost')).toBe(false);
+  });
+
+  it('names no stream when /metrics is public (COORDINATOR_METRICS_PUBLIC=true)', async () => {
+    const server = await start({ ...CREDENTIALS, COORDINATOR_METRICS_PUBLIC: 'true' });
+    const p = uniquePrefix('hidden');
+    await call(server, 'POST', `/coord/v1/streams/${p}`, { initialShardCount: 1, requestedBy: 't' });
+    await redis.xadd(`${p}:0`, '*', 'payload', 'r');
+    const m = parseExposition((await call(server, 'GET', '/metrics', undefined, null)).text);
+    expect(m.samples.some((s) => Object.values(s.labels).some((v) => v.includes(p)))).toBe(false);
+    expect(m.samples.some((s) => s.name === 'rsc_shard_lag')).toBe(false);
+    expect(sampleValue(m, 'rsc_streams')).toBe(1);
   });
 });
 

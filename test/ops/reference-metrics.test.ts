@@ -161,6 +161,9 @@ describe('reference metrics > /actuator/prometheus', () => {
     expect(m.types.get('redis_stream_coord_api_request_duration_seconds_max')).toBe('gauge');
     expect(m.types.get('redis_stream_coord_heartbeat_total')).toBe('counter');
     expect(m.types.get('redis_stream_coord_shard_lag')).toBe('gauge');
+    // `_total` on counters only (the reference's names keep their `_ms` gauges: they are its facts).
+    const misnamed = [...m.types].filter(([name, type]) => (type === 'counter') !== name.endsWith('_total'));
+    expect(misnamed).toEqual([]);
     expect(sampleSum(m, 'redis_stream_coord_heartbeat_total', { stream: p, group: p })).toBe(6);
     expect(sampleSum(m, 'redis_stream_coord_members', { stream: p, group: p, state: 'active' })).toBe(2);
     // Process and runtime metrics ride along.
