@@ -87,6 +87,12 @@ export interface Producer {
   publishBatch(records: readonly PublishRecord[]): Promise<BatchResult[]>;
   /** The routing in use (fetched if there is none within its lease). */
   routing(): Promise<ProducerRouting>;
+  /**
+   * Resolves once a routing request running in the background has landed (never rejects). On
+   * Workers pass it to `ctx.waitUntil`, so a revalidation a request started can finish after
+   * the response is sent (docs/producing.md#at-the-edge).
+   */
+  settled(): Promise<void>;
 }
 
 /** Longest accepted `eventId` (it becomes part of a Redis key). */
@@ -173,6 +179,7 @@ export function createProducer(options: ProducerOptions): Producer {
     },
 
     routing: () => cache.current(),
+    settled: () => cache.settled(),
   };
 }
 

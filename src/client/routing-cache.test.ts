@@ -340,3 +340,19 @@ describe('routing cache > revalidation', () => {
     await expect(p).rejects.toBeInstanceOf(RoutingUnavailableError);
   });
 });
+
+describe('routing cache > settled', () => {
+  it('resolves at once with nothing in flight, else once the request landed, failed or not', async () => {
+    const { cache, loader, advance } = setup({ revalidateMs: 3_000 });
+    await cache.settled();
+    const p = cache.current();
+    loader.calls[0]!.resolve(routing(4));
+    await p;
+    advance(3_000);
+    await cache.current();
+    const settled = cache.settled();
+    expect(await settledNow(settled)).toBe('pending');
+    loader.calls[1]!.reject(down());
+    await expect(settled).resolves.toBeUndefined();
+  });
+});

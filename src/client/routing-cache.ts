@@ -105,6 +105,11 @@ export class RoutingCache {
     return promise;
   }
 
+  /** Resolves once the request in flight, if any, has landed (never rejects). */
+  settled(): Promise<void> {
+    return this.inFlight ? this.inFlight.promise.then(ignore, ignore) : Promise.resolve();
+  }
+
   /** The routing last fetched, if any, whatever its lease (diagnostics). */
   peek(): ProducerRouting | undefined {
     return this.entry?.routing;
@@ -149,6 +154,8 @@ export class RoutingCache {
     this.refresh().catch(() => {});
   }
 }
+
+const ignore = () => {};
 
 /** Validation failures keep their type; anything else means the coordinator could not answer. */
 function asRoutingError(err: unknown): ClientError {

@@ -20,10 +20,10 @@ export interface EdgeBundle {
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** Builds the edge producer Worker in memory. */
-export async function bundleEdgeWorker(): Promise<EdgeBundle> {
+/** Builds the edge producer Worker (`entry`, beside this file) in memory. */
+export async function bundleEdgeWorker(entry = './worker.ts'): Promise<EdgeBundle> {
   const result = await build({
-    entryPoints: [fileURLToPath(new URL('./worker.ts', import.meta.url))],
+    entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
     absWorkingDir: ROOT,
     bundle: true,
     write: false,
