@@ -2,11 +2,13 @@
  * What every use-case of the coordinator shares: the store, configuration, clock, logger,
  * random source, the event hook metrics subscribe to, and the tuning of its critical sections.
  */
+
 import type { CoordinatorConfig } from '../config.js';
 import type { HeartbeatStatus, ProtocolConfig } from '../core/model.js';
 import type { CriticalSectionOptions } from '../store/critical-section.js';
 import type { LockAttempt } from '../store/lock-lease.js';
 import type { Store } from '../store/store.js';
+import type { MemberChange, MigrationChange } from './lifecycle.js';
 
 /** One-line structured logger. */
 export type Logger = (
@@ -44,7 +46,10 @@ export type CoordinatorEvent =
    * A group was found to have lost part of its Redis state (`lost` key parts): rebuilt from its
    * member records, or refused (`rebuilt: false`) until an operator repairs it.
    */
-  | { type: 'integrity'; streamPrefix: string; consumerGroup: string; lost: string[]; rebuilt: boolean };
+  | { type: 'integrity'; streamPrefix: string; consumerGroup: string; lost: string[]; rebuilt: boolean }
+  /** A committed change of a member's or a migration's state (lifecycle.ts writes their lines). */
+  | MemberChange
+  | MigrationChange;
 
 /** What a sweep event reports (the counts of `SweepReport`). */
 export interface SweepCounts {

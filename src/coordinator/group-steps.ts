@@ -4,6 +4,7 @@
  * assignment round, which runs only when membership or the assignable set changed, under the
  * group's short assignment lock, and writes only the targets that changed.
  */
+
 import { assignmentRound } from '../core/assignment-round.js';
 import { memberOps, type OwnerEntry, type PlanOp } from '../core/commit-plan.js';
 import { type DueMember, maintain, nextTimerAt, tracksDeadline } from '../core/maintenance.js';
@@ -21,6 +22,7 @@ import {
 import { randomToken } from '../store/critical-section.js';
 import type { AssignmentRead, HeaderValues } from '../store/store.js';
 import type { Ctx } from './context.js';
+import { memberChanges } from './lifecycle.js';
 
 /** Due members read and maintained per step at most. */
 export const MAX_DUE = 64;
@@ -96,8 +98,14 @@ export async function maintainMembers(
     groups: [{ name: group, ops: [{ k: 'group-exists' }, ...withChecks(reads, ops)] }],
   });
   ctx.emit({ type: 'commit', ok: res.ok, scope: 'group' });
-  if (res.ok) ctx.emit({ type: 'maintenance', members: unique.length });
-  return res.ok;
+  if (!res.ok) return false;
+  ctx.emit({ type: 'maintenance', members: unique.length });
+  const states = unique.map((id) => {
+    const before = read.members.get(id)?.stored?.record ?? null;
+    return [id, before, pruned.has(id) ? null : out.changed.get(id)] as const;
+  });
+  for (const e of memberChanges(prefix, group, states)) ctx.emit(e);
+  return true;
 }
 
 /** Each coordinator's maintenance in flight, by stream and group. */

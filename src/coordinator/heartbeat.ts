@@ -5,6 +5,7 @@
  * never wait for each other. Due maintenance of other members runs first, the assignment round
  * after a membership change, and a joiner's grant once the round includes it.
  */
+
 import { type Fingerprint, kindsOf, memberOps, type PlanOp } from '../core/commit-plan.js';
 import { roundCompleteWith } from '../core/correction.js';
 import { own } from '../core/dict.js';
@@ -30,6 +31,7 @@ import type { MemberReadView, StreamPlan } from '../store/store.js';
 import { backoff, type Ctx } from './context.js';
 import { MAX_DUE, maintainDue, runAssignment } from './group-steps.js';
 import { loadIntact } from './integrity.js';
+import { memberChanges } from './lifecycle.js';
 
 /** Reads (and commits) a heartbeat attempts before answering STATE_VERSION_CONFLICT. */
 const MAX_ATTEMPTS = 8;
@@ -127,6 +129,8 @@ export async function heartbeat(
       await backoff(ctx, attempt);
       continue;
     }
+    for (const e of memberChanges(prefix, group, [[id, r.member?.record ?? null, decision.member]]))
+      ctx.emit(e);
     let response = decision.response;
     const committed = res.headers[0] ?? null;
     if (decision.joined && committed) {

@@ -29,12 +29,13 @@ import type { HeartbeatInput, HeartbeatOutput } from '../core/heartbeat-types.js
 import type { Migration, ProtocolConfig } from '../core/model.js';
 import { LockBusyError } from '../store/critical-section.js';
 import * as admin from './admin.js';
-import type { CoordinatorDeps, Ctx } from './context.js';
+import type { CoordinatorDeps, CoordinatorEvent, Ctx } from './context.js';
 import { errorText } from './context.js';
 import { EvictionPolicyCheck } from './eviction-check.js';
 import { RedisHealthProbe } from './health.js';
 import { type HeartbeatOptions, heartbeat } from './heartbeat.js';
 import { withIntactGroup } from './integrity.js';
+import { lifecycleLog } from './lifecycle.js';
 import { resetOffsets } from './offsets-reset.js';
 import { repairGroup } from './repair.js';
 import * as resharding from './resharding.js';
@@ -60,7 +61,14 @@ export class Coordinator implements CoordinatorApi {
 
   constructor(deps: CoordinatorDeps) {
     const now = deps.now ?? Date.now;
-    const emit = deps.onEvent ?? (() => undefined);
+    const log = deps.log ?? (() => undefined);
+    const monotonic = deps.monotonic ?? (() => performance.now());
+    const lifecycle = lifecycleLog(log, monotonic);
+    const onEvent = deps.onEvent;
+    const emit = (e: CoordinatorEvent): void => {
+      lifecycle(e);
+      onEvent?.(e);
+    };
     const store = deps.store;
     this.requestCount = deps.requestCount ?? null;
     this.ctx = {
@@ -73,10 +81,10 @@ export class Coordinator implements CoordinatorApi {
         staleMemberRetentionMs: deps.config.staleMemberRetentionMs,
       },
       now,
-      log: deps.log ?? (() => undefined),
+      log,
       random: deps.random ?? Math.random,
       emit,
-      monotonic: deps.monotonic ?? (() => performance.now()),
+      monotonic,
       onLock: (attempt) => emit({ type: 'lock', ...attempt }),
     };
     const eviction = new EvictionPolicyCheck(store, deps.config.allowEviction, now, this.ctx.log);

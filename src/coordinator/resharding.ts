@@ -4,6 +4,7 @@
  * evidence. Each stream-wide change is one checked commit of the stream document plus the
  * groups' counter bumps; the bumped groups' assignment rounds follow.
  */
+
 import type { MigrationsOverview, RollbackInput, ScaleInput, StreamScaleResult } from '../coordinator-api.js';
 import { own } from '../core/dict.js';
 import { drainVerdict, type RetireOutcome, type ShardReading } from '../core/drain-evidence.js';
@@ -29,6 +30,7 @@ import { shardKey } from '../store/keys.js';
 import { audit, checkNames, groupNotFound, inBatches, readGroup } from './admin.js';
 import { type Ctx, criticalOptions, errorText } from './context.js';
 import { loadIntact } from './integrity.js';
+import { type MigrationChange, migrationChanges } from './lifecycle.js';
 import { retireShardClean } from './shard-cleanup.js';
 import { refuseExistingShardKeys, refuseForeignShardKeys, unownedNewShards } from './shard-keys.js';
 import { assignGroups, bumpedGroups, streamChange } from './stream-plans.js';
@@ -265,7 +267,13 @@ export async function advanceStream(
       'all',
       criticalOptions(ctx, opts.lockWaitMs, 3),
       async (s) => {
-        const none = { bumped: [] as string[], again: false, preparing: null as Migration | null, groups: 0 };
+        const none = {
+          bumped: [] as string[],
+          again: false,
+          preparing: null as Migration | null,
+          groups: 0,
+          changes: [] as MigrationChange[],
+        };
         if (!s) return { result: none };
         const before: StreamState = { stream: s.stream, groups: s.groups };
         const after = advanceResharding(
@@ -280,11 +288,18 @@ export async function advanceStream(
         const again = ioNeeded(after.stream, now, ctx.protocol.heartbeatIntervalMs).retirements.length > 0;
         return {
           commit: { ...streamChange(ctx, before, after, now), passAt: now },
-          result: { bumped: bumpedGroups(before, after), again, preparing, groups },
+          result: {
+            bumped: bumpedGroups(before, after),
+            again,
+            preparing,
+            groups,
+            changes: migrationChanges(prefix, before.stream.migrations, after.stream.migrations),
+          },
         };
       },
     );
     changed += r.bumped.length;
+    for (const e of r.changes) ctx.emit(e);
     await assignGroups(ctx, prefix, r.bumped, now);
     if (r.preparing && opts.resumePreparing?.(r.preparing, r.groups)) {
       await provisionAndActivate(ctx, prefix, r.preparing.reshardingId, now).catch((e: unknown) => {
