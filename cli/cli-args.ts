@@ -36,6 +36,8 @@ const OPTIONS = {
   interval: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
+  to: { type: 'string' },
+  execute: { type: 'boolean' },
 } as const;
 
 /** Option values by name. */

@@ -1,6 +1,6 @@
 /**
  * The CLI's API commands: streams, groups, scale, group repair, migrations, members, assignments,
- * offsets and login. Each validates its arguments (usage errors exit 1) before any request is sent.
+ * offsets (and their reset) and login. Each validates its arguments (usage errors exit 1) before any request is sent.
  */
 import {
   allowOnly,
@@ -22,6 +22,7 @@ import {
   migrationLine,
 } from './cli-format.js';
 import { listGroups, listMigrations, listStreams, logout } from './cli-lists.js';
+import { withOffsetsReset } from './cli-offsets.js';
 import { storeToken } from './cli-token.js';
 
 /** Highest shard count a command line may ask for (Redis Cluster has 16384 slots). */
@@ -244,7 +245,7 @@ export const API_COMMANDS: Readonly<Record<string, ApiCommand>> = {
     (body, ctx) => formatMembers(body, ctx.now()),
   ),
   assignments: groupView('assignments', (api, p, g) => api.assignments(p, g), formatAssignments),
-  offsets: groupView('offsets', (api, p, g) => api.offsets(p, g), formatOffsets),
+  offsets: withOffsetsReset(groupView('offsets', (api, p, g) => api.offsets(p, g), formatOffsets)),
   login,
   logout,
 };

@@ -28,7 +28,10 @@ const COMMAND_USAGE: Readonly<Record<string, string>> = {
   members: 'members <prefix> <group>                        members with state, shards and lease',
   assignments:
     'assignments <prefix> <group>                    target / current / revoking shards per member',
-  offsets: 'offsets <prefix> <group>                        per-shard length, pending, lag and owners',
+  offsets:
+    'offsets <prefix> <group>                        per-shard length, pending, lag and owners\n' +
+    '  offsets reset <prefix> <group> --to earliest|latest|<time>|<id> [--shards 0,2] [--execute]\n' +
+    '                                                   replay or skip records (a dry run unless --execute)',
   watch: 'watch <prefix> <group> [--interval MS] [--iterations N]  live view until Ctrl-C',
   login:
     'login [--print]                                  get a bearer token for --url (stored 0600, or printed)',
@@ -56,8 +59,9 @@ Global options:
   -h, --help           this help
   -V, --version        print the version and exit
 
-Mutations (streams create/delete, groups delete, scale, repair, migrations rollback) also take
---requested-by WHO, the audit name recorded with the change (default cli:<login name>).
+Mutations (streams create/delete, groups delete, scale, repair, migrations rollback, offsets
+reset) also take --requested-by WHO, the audit name recorded with the change (default
+cli:<login name>).
 
 Token file: ~/.config/redis-stream-coordinator/tokens.json (written by login, mode 0600):
 one token per coordinator URL, sent only to the URL that issued it.
