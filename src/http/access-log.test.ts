@@ -1,7 +1,7 @@
 /**
  * Every request gets an id, echoed in `X-Request-Id` (the client's own when well-formed), and one
  * access line naming it with method, path, status and duration: at `info`, but at `debug` for
- * answered heartbeats, which are most of the traffic (docs/operating.md#logs).
+ * answered heartbeats and 304s, which are most of the traffic (docs/operating.md#logs).
  */
 import { describe, expect, it } from 'vitest';
 import { FakeCoordinator, testConfig } from '../../test/support/http-fakes.js';
@@ -126,6 +126,18 @@ describe('http > request ids and the access log', () => {
     expect(access().map((l) => [l.level, l.fields?.status])).toEqual([
       ['debug', 200],
       ['info', 400],
+    ]);
+  });
+
+  it('logs a routing revalidation answered 304 at debug', async () => {
+    const { app, access } = setup();
+    const path = `${BASE}/streams/orders/groups/orders/producer-routing`;
+    const first = await app.request(path);
+    const again = await app.request(path, { headers: { 'if-none-match': first.headers.get('etag')! } });
+    expect(again.status).toBe(304);
+    expect(access().map((l) => [l.level, l.fields?.status])).toEqual([
+      ['info', 200],
+      ['debug', 304],
     ]);
   });
 });

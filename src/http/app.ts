@@ -46,9 +46,12 @@ function requestInfo(c: Context): RequestInfo {
 /** Answered heartbeats, the bulk of all traffic (one per member per interval). */
 const HEARTBEAT_PATH = /\/members\/[^/]+\/heartbeat$|\/heartbeats$/;
 
-/** The access line's level: `info`, but `debug` for answered heartbeats, which would drown everything else. */
+/**
+ * The access line's level: `info`, but `debug` for answered heartbeats and for 304s (producers
+ * revalidating their routing every few seconds), which would drown everything else.
+ */
 function accessLevel(path: string, status: number): 'debug' | 'info' {
-  return status < 400 && HEARTBEAT_PATH.test(path) ? 'debug' : 'info';
+  return status === 304 || (status < 400 && HEARTBEAT_PATH.test(path)) ? 'debug' : 'info';
 }
 
 /** Builds the Hono app serving `/coord/v1` and `/actuator` from `deps` (no globals). */
