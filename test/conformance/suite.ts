@@ -12,6 +12,7 @@ import { healthScenarios } from './scenarios/health.js';
 import { heartbeatScenarios } from './scenarios/heartbeat.js';
 import { monitoringScenarios } from './scenarios/monitoring.js';
 import { nameScenarios } from './scenarios/names.js';
+import { offsetsResetScenarios } from './scenarios/offsets-reset.js';
 import { openModeScenarios } from './scenarios/open-mode.js';
 import { reshardingScenarios } from './scenarios/resharding.js';
 import { routingScenarios } from './scenarios/routing.js';
@@ -28,6 +29,7 @@ export const SCENARIO_GROUPS: ReadonlyArray<readonly [string, Scenario[]]> = [
   ['lease expiry', expiryScenarios],
   ['scheduled sweep', sweepScenarios],
   ['stream monitoring', monitoringScenarios],
+  ['offsets reset', offsetsResetScenarios],
   ['bad input', badInputScenarios],
   ['hostile names', nameScenarios],
   ['open mode', openModeScenarios],
