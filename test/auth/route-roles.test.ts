@@ -29,6 +29,7 @@ const ROUTES: ReadonlyArray<readonly [string, string, Required]> = [
   ['POST', '/streams/{p}/groups/{g}/scale', 'WRITE'],
   ['GET', '/streams/{p}/groups/{g}/migrations/{id}', 'READ'],
   ['POST', '/streams/{p}/groups/{g}/migrations/{id}/rollback', 'WRITE'],
+  ['POST', '/admin/streams/{p}/groups/{g}/offsets/reset', 'WRITE'],
   ['POST', '/streams/{p}/groups/{g}/members/{m}/heartbeat', 'HEARTBEAT'],
   ['POST', '/streams/{p}/groups/{g}/heartbeats', 'HEARTBEAT'],
   ['GET', '/monitoring/session', 'READ'],
@@ -80,6 +81,7 @@ function bodyFor(method: string, template: string, p: string): unknown {
   if (template.endsWith('/heartbeats')) return { heartbeats: [heartbeatBody('m-1', p, { epoch: 0, mv: 0 })] };
   if (template.endsWith('/scale')) return { targetShardCount: 3, requestedBy: 'auth-suite' };
   if (template.endsWith('/repair')) return { mode: 'rebuild', requestedBy: 'auth-suite', reason: 'roles' };
+  if (template.endsWith('/offsets/reset')) return { to: 'earliest', requestedBy: 'auth-suite' };
   if (method === 'DELETE' && template === '/streams/{p}')
     return { requestedBy: 'auth-suite', reason: 'roles', force: true };
   return { requestedBy: 'auth-suite', initialShardCount: 2 };

@@ -6,6 +6,7 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { CoordinatorError } from '../../src/core/errors.js';
 import { offsetsResetResponseSchema } from '../../src/http/offsets-reset-schemas.js';
 import { shardKey } from '../../src/store/keys.js';
 import { backends, uniquePrefix } from '../support/redis.js';
@@ -253,6 +254,35 @@ describe.each(backends)('offsets reset ($name)', (backend) => {
     });
     expect(noRequester.status).toBe(400);
     expect(await positions(stack, p)).toEqual(untouched);
+  });
+
+  it('a Redis failure part-way names the shards already moved; the same request again finishes', async () => {
+    const stack = stackOf();
+    const p = await arrange(stack);
+    const positionsOps = stack.store.positions;
+    const set = positionsOps.set;
+    const written: string[] = [];
+    positionsOps.set = async (key, g, id, read) => {
+      written.push(key);
+      if (key === shardKey(p, 1) && written.length === 2)
+        throw new CoordinatorError('REDIS_UNAVAILABLE', 'Redis is unavailable');
+      return set(key, g, id, read);
+    };
+    try {
+      const failed = await reset(stack, p, { to: 'latest', dryRun: false });
+      expect([failed.status, failed.body.errorCode]).toEqual([503, 'REDIS_UNAVAILABLE']);
+      expect(failed.body.message).toContain(
+        'shard(s) 0 moved already, shard 1 not: repeat the request to finish',
+      );
+      expect((await positions(stack, p)).map((x) => x?.last)).toEqual([rec(5), '0-0', '0-0']);
+      const again = await reset(stack, p, { to: 'latest', dryRun: false });
+      expect(again.status, JSON.stringify(again.body)).toBe(200);
+      expect(await positions(stack, p)).toEqual([0, 1, 2].map(() => ({ last: rec(5), read: 5, lag: 0 })));
+      // Shard 0 was where it was asked to be: not written again.
+      expect(written.slice(2)).toEqual([shardKey(p, 1), shardKey(p, 2)]);
+    } finally {
+      positionsOps.set = set;
+    }
   });
 
   it('refuses a shard whose Redis group is gone, before moving any other', async () => {
