@@ -10,22 +10,20 @@ import { planDueAt } from '../core/due.js';
 import { CoordinatorError } from '../core/errors.js';
 import type { HeartbeatOutput } from '../core/heartbeat-types.js';
 import type { RedisPort } from '../redis/port.js';
+import { DECLARING } from './declaring-scripts.js';
 import { type GroupPositions, redisGroupPositions } from './group-positions.js';
 import { dueIndexKeys, groupKeys, streamKeys, streamsIndexKey, tokenSecretKey } from './keys.js';
 import { readMaxmemoryPolicy } from './maxmemory-policy.js';
+import { RedisShardOps } from './redis-shard-ops.js';
 import { ACQUIRE_LOCK } from './scripts/acquire-lock.js';
-import { CLEAR_SHARD_KEYS, clearShardKeysCall, shardSideKeys } from './scripts/clear-shard-keys.js';
 import { COMMIT } from './scripts/commit.js';
 import { decodeCommitReply, encodeCommit, type ScriptCall } from './scripts/commit-args.js';
-import { DELETE_SHARD } from './scripts/delete-shard.js';
 import { DUE_CLAIM, DUE_MARK, DUE_SEED, DUE_SETTLE } from './scripts/due-index.js';
 import { ASSIGNMENT_READ, DUE_READ, GROUP_RECORDS, MEMBERS_READ } from './scripts/group-reads.js';
 import { LOAD } from './scripts/load.js';
 import { decodeLoadReply, encodeLoad, listedInstead } from './scripts/load-replies.js';
 import type { LuaScript } from './scripts/lua-script.js';
 import { MEMBER_READ } from './scripts/member-read.js';
-import { PROVISION } from './scripts/provision.js';
-import { PROVISION_EXISTING } from './scripts/provision-existing.js';
 import {
   decodeAssignmentRead,
   decodeDue,
@@ -41,9 +39,6 @@ import {
 import { REGISTER_STREAM } from './scripts/register-stream.js';
 import { RELEASE_LOCK } from './scripts/release-lock.js';
 import { RENEW_LOCK } from './scripts/renew-lock.js';
-import { RETIRE_SHARD } from './scripts/retire-shard.js';
-import { decodeProvisionExisting, decodeRetireReply, decodeShardReading } from './scripts/shard-args.js';
-import { SHARD_EVIDENCE } from './scripts/shard-evidence.js';
 import { STEADY_READ } from './scripts/steady-lua.js';
 import { STREAM_PROBE } from './scripts/stream-probe.js';
 import type {
@@ -65,40 +60,6 @@ import type {
   StreamSnapshot,
 } from './store.js';
 import { pingError, storeFailure } from './store-failure.js';
-
-/**
- * The store's scripts that touch only the keys they are passed (no key name built in Lua), so
- * they may run under Upstash's per-key locks: the locks, the group reads, the whole load, the
- * commit, the streams index, the due index and the shard scripts. Not the sweep's stream probe: it names each
- * group's keys itself from the stream's heartbeat view. The member read and the commit also call
- * INFO, which names no key and which they call under pcall (where it is refused, no restart is
- * detected, as before). A script not listed runs under the global lock, so a new one is safe
- * until it is checked and added here.
- */
-const DECLARING: ReadonlySet<LuaScript> = new Set([
-  ACQUIRE_LOCK,
-  RENEW_LOCK,
-  RELEASE_LOCK,
-  LOAD,
-  MEMBER_READ,
-  STEADY_READ,
-  ASSIGNMENT_READ,
-  MEMBERS_READ,
-  DUE_READ,
-  GROUP_RECORDS,
-  COMMIT,
-  REGISTER_STREAM,
-  PROVISION,
-  PROVISION_EXISTING,
-  SHARD_EVIDENCE,
-  RETIRE_SHARD,
-  DELETE_SHARD,
-  CLEAR_SHARD_KEYS,
-  DUE_MARK,
-  DUE_CLAIM,
-  DUE_SETTLE,
-  DUE_SEED,
-]);
 
 /** Options of RedisStore. */
 export interface RedisStoreOptions {
@@ -135,6 +96,7 @@ export class RedisStore implements Store, Required<ShardOps> {
   readonly evictionPolicy?: () => Promise<string | null>;
   /** Consumer-group positions on shard streams (the offsets reset). */
   readonly positions: GroupPositions;
+  private readonly shards: RedisShardOps;
 
   constructor(port: RedisPort, options: RedisStoreOptions) {
     this.port = port;
@@ -143,6 +105,10 @@ export class RedisStore implements Store, Required<ShardOps> {
     this.ownsClient = options.ownsClient ?? false;
     this.pingTimeoutMs = options.pingTimeoutMs ?? 1000;
     this.positions = redisGroupPositions(port, (err) => this.failure(err));
+    this.shards = new RedisShardOps(
+      (script, c) => this.script(script, c),
+      (err) => this.failure(err),
+    );
     const info = port.infoOfMasters?.bind(port);
     if (info) {
       // On a Cluster every master is asked and the riskiest policy wins.
@@ -402,61 +368,32 @@ export class RedisStore implements Store, Required<ShardOps> {
   }
 
   /** Creates `group` on `streamKey` at the tail (BUSYGROUP is success). */
-  async provision(streamKey: string, group: string): Promise<void> {
-    const reply = await this.script(PROVISION, { keys: [streamKey], args: [group] });
-    const [code, text] = Array.isArray(reply) ? reply : [];
-    if (Number(code) === 1 || Number(code) === 2) return;
-    throw provisioningFailed(streamKey, group, String(text ?? 'unexpected reply'));
+  provision(streamKey: string, group: string): Promise<void> {
+    return this.shards.provision(streamKey, group);
   }
 
   /** Creates `group` on `streamKey` only if the key exists; false when it does not. */
-  async provisionExisting(streamKey: string, group: string): Promise<boolean> {
-    const r = decodeProvisionExisting(
-      await this.script(PROVISION_EXISTING, { keys: [streamKey], args: [group] }),
-    );
-    if (typeof r === 'boolean') return r;
-    throw provisioningFailed(streamKey, group, r.error);
+  provisionExisting(streamKey: string, group: string): Promise<boolean> {
+    return this.shards.provisionExisting(streamKey, group);
   }
 
   /** Drain evidence of one shard; a failed read is never evidence. */
-  async readShard(streamKey: string): Promise<ShardReading> {
-    try {
-      return decodeShardReading(await this.script(SHARD_EVIDENCE, { keys: [streamKey], args: [] }));
-    } catch (err) {
-      return { kind: 'error', message: this.failure(err).message };
-    }
+  readShard(streamKey: string): Promise<ShardReading> {
+    return this.shards.readShard(streamKey);
   }
 
   /** Re-checks the evidence and deletes the shard key in one script. */
-  async retireShard(streamKey: string, managedGroups: readonly string[]): Promise<RetireOutcome> {
-    try {
-      return decodeRetireReply(
-        await this.script(RETIRE_SHARD, { keys: [streamKey], args: [...managedGroups] }),
-      );
-    } catch (err) {
-      return { kind: 'error', message: this.failure(err).message };
-    }
+  retireShard(streamKey: string, managedGroups: readonly string[]): Promise<RetireOutcome> {
+    return this.shards.retireShard(streamKey, managedGroups);
   }
 
   /** Deletes the shard key whatever it holds, if it is a stream (a forced stream delete), and its side keys. */
-  async deleteShard(streamKey: string): Promise<ShardDeletion> {
-    const keys = [streamKey, ...shardSideKeys(streamKey)];
-    const reply = Number(await this.script(DELETE_SHARD, { keys, args: [] }));
-    if (reply === 1) return 'deleted';
-    if (reply === 2) return 'absent';
-    return 'not-a-stream';
+  deleteShard(streamKey: string): Promise<ShardDeletion> {
+    return this.shards.deleteShard(streamKey);
   }
 
   /** Deletes the keys kept beside a shard whose stream key is gone (`streamKept`: its tokens only); false while the key exists. */
-  async clearShardKeys(streamKey: string, streamKept = false): Promise<boolean> {
-    const reply = await this.script(CLEAR_SHARD_KEYS, clearShardKeysCall(streamKey, streamKept));
-    return Number(reply) === 1;
+  clearShardKeys(streamKey: string, streamKept = false): Promise<boolean> {
+    return this.shards.clearShardKeys(streamKey, streamKept);
   }
-}
-
-function provisioningFailed(streamKey: string, group: string, reason: string): CoordinatorError {
-  return new CoordinatorError(
-    'REDIS_STREAM_PROVISIONING_FAILED',
-    `could not create consumer group "${group}" on stream "${streamKey}": ${reason}`,
-  );
 }
