@@ -57,10 +57,15 @@ function serve(cwd: string, script: string, env: Record<string, string>): Servic
 }
 
 describe('package > the tarball', () => {
-  it('holds only the build output, README, LICENSE and package.json', async () => {
+  it('holds only the build output, README, LICENSE, package.json and the docs', async () => {
     const listing = (await runOk('tar', ['-tzf', tarball], { cwd: work })).trim().split('\n');
     const top = new Set(listing.map((p) => p.replace(/^package\//, '').split('/')[0]));
-    expect([...top].sort()).toEqual(['LICENSE', 'README.md', 'dist', 'package.json']);
+    expect([...top].sort()).toEqual(['LICENSE', 'README.md', 'dist', 'docs', 'package.json']);
+    // Every page the README links to travels with it, so its links work in node_modules too.
+    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+    const linked = [...readme.matchAll(/\]\((docs\/[^)#]+)/g)].map((m) => `package/${m[1]}`);
+    expect(linked.length).toBeGreaterThan(5);
+    for (const page of new Set(linked)) expect(listing).toContain(page);
     const dist = listing.filter((p) => p.startsWith('package/dist/'));
     expect(
       dist.filter((p) => !/\.(js|d\.ts|js\.map|d\.ts\.map)$|^package\/dist\/package\.json$/.test(p)),
