@@ -1,6 +1,6 @@
 /**
- * Stale routes and the routing lease. The coordinator cannot scale yet, so a scale-in is
- * simulated: a 4-shard stream on the real coordinator, then the routing answer switches to a
+ * Stale routes and the routing lease. The scale-in is simulated, so the producer meets a retired
+ * shard at a chosen moment: a 4-shard stream on the real coordinator, then the routing answer switches to a
  * reference-only double serving 2 shards and the keys of shards 2–3 are deleted (what
  * retirement does), so `XADD NOMKSTREAM` returns nil for producers still routing over 4.
  */
