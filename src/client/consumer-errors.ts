@@ -13,7 +13,8 @@ export type ConsumerErrorCode =
   | 'HANDLER_FAILED'
   | 'CONSUMER_CLOSED'
   | 'INVALID_HEARTBEAT_RESPONSE'
-  | 'OWNERSHIP_LOST';
+  | 'OWNERSHIP_LOST'
+  | 'SHARD_GROUP_MISSING';
 
 /** Base class of consumer-specific errors; a `ClientError`, so one `instanceof` covers the SDK. */
 export class ConsumerError extends ClientError {
@@ -144,5 +145,34 @@ export class OwnershipLostError extends ConsumerError {
       cause,
     });
     this.heldBy = heldBy;
+  }
+}
+
+/**
+ * Redis answered NOGROUP for a shard the coordinator assigned: the shard stream or its consumer
+ * group does not exist on the consumer's Redis. The coordinator creates both for every shard
+ * before assigning it, so the consumer's Redis is most likely not the coordinator's. The member
+ * keeps trying (the stream may be created again); the message names the server as host:port only.
+ */
+export class ShardGroupMissingError extends ConsumerError {
+  /** The shard stream key. */
+  readonly streamKey: string;
+  /** The consumer group. */
+  readonly group: string;
+  /** The consumer's Redis as `host:port` (never a URL or a password). */
+  readonly server: string;
+
+  constructor(streamKey: string, group: string, server: string, cause?: unknown) {
+    super(
+      'SHARD_GROUP_MISSING',
+      `shard stream '${streamKey}' or its consumer group '${group}' does not exist on this consumer's Redis (${server}); ` +
+        "the coordinator creates both for every shard it assigns, so this Redis is likely not the coordinator's " +
+        "(or the stream was deleted): check the consumer's REDIS_URL (`npm start` prints the one of its private Redis)",
+      // Not retriable: the same read fails the same way until the consumer uses the coordinator's Redis.
+      { retriable: false, cause },
+    );
+    this.streamKey = streamKey;
+    this.group = group;
+    this.server = server;
   }
 }

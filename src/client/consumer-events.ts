@@ -71,7 +71,10 @@ export interface ConsumerEventMap {
   };
   /** An ownership interval opened (`end: null`) or closed (for exclusivity checks and audits). */
   ownership: OwnershipRecord;
-  /** Something failed; the consumer carries on (retries, re-reads, fails closed as needed). */
+  /**
+   * Something failed; the consumer carries on (retries, re-reads, fails closed as needed). With
+   * no listener, reported in one rate-limited line on `console.warn` instead.
+   */
   error: { memberId: string | null; context: string; error: Error };
 }
 
@@ -88,7 +91,14 @@ export type ConsumerListeners = { [K in ConsumerEventName]?: ConsumerListener<K>
 export class ConsumerEvents {
   private readonly listeners = new Map<ConsumerEventName, Set<(e: never) => void>>();
 
-  constructor(initial: ConsumerListeners = {}) {
+  /**
+   * @param unheard gets the `error` events no listener hears (else a failing Redis or coordinator
+   *   would go unnoticed). @default dropped
+   */
+  constructor(
+    initial: ConsumerListeners = {},
+    private readonly unheard: (event: ConsumerEventMap['error']) => void = () => {},
+  ) {
     for (const [name, fn] of Object.entries(initial)) {
       if (typeof fn === 'function')
         this.on(name as ConsumerEventName, fn as ConsumerListener<ConsumerEventName>);
@@ -125,6 +135,7 @@ export class ConsumerEvents {
   /** Emits an `error` event for `err` (non-Errors are wrapped). */
   error(memberId: string | null, context: string, err: unknown): void {
     const error = err instanceof Error ? err : new Error(String(err));
-    this.emit('error', { memberId, context, error });
+    if (!this.listeners.get('error')?.size) this.unheard({ memberId, context, error });
+    else this.emit('error', { memberId, context, error });
   }
 }

@@ -17,15 +17,12 @@ import {
   ownerKey,
   tokenHolder,
 } from '../store/scripts/shard-owner.js';
+import { unlessAbandoned } from './consumer-abandon.js';
 import { OwnershipLostError } from './consumer-errors.js';
 import type { ConsumerEvents } from './consumer-events.js';
-import {
-  type ConsumerClient,
-  ConsumerRedis,
-  parseEntries,
-  type StreamEntry,
-  text,
-} from './consumer-redis.js';
+import { type ConsumerClient, ConsumerRedis } from './consumer-redis.js';
+import { withinRedisTimeout } from './consumer-redis-wait.js';
+import { parseEntries, type StreamEntry, text } from './consumer-replies.js';
 import { toRedisCommandError } from './redis-adapter.js';
 
 /**
@@ -50,7 +47,7 @@ export class FencedRedis extends ConsumerRedis {
     private readonly base: ConsumerRedis,
     readonly fence: Fence,
   ) {
-    super(base.client, base.group, base.port);
+    super(base.client, base.group, base.port, base.settings);
     this.fenceArgs = [base.group, String(fence.epoch), fence.memberId];
   }
 
@@ -130,7 +127,8 @@ export class FencedRedis extends ConsumerRedis {
   ): Promise<Error | null> {
     const [keys, argv] = this.fencedCall(key, 'XACK', ackIds);
     // runScript sends the EVALSHA before it first waits, so the ack is on `conn` before the read.
-    return runScript(this.rideRunner(conn), FENCED_COMMAND, keys, argv)
+    const sending = runScript(this.rideRunner(conn), FENCED_COMMAND, keys, argv);
+    return withinRedisTimeout(sending, this.timeoutMs, `fenced XACK ${key}`)
       .then(
         (reply) => {
           this.fencedReply(reply, key, 'XACK');
@@ -179,7 +177,7 @@ export class FencedRedis extends ConsumerRedis {
   }
 
   private script(s: LuaScript, what: string, keys: string[], args: string[]): Promise<unknown> {
-    return this.run(what, () => this.port.runScript(s, keys, args));
+    return this.run(what, keys[0]!, () => this.port.runScript(s, keys, args));
   }
 }
 
@@ -204,6 +202,8 @@ export interface ClaimLoop {
   /** The member may read the shard (assigned, local lease valid). */
   mayRead(): boolean;
   sleep(ms: number): Promise<void>;
+  /** Aborted when the loop must stop waiting for Redis. */
+  giveUp: AbortSignal;
 }
 
 /**
@@ -224,10 +224,11 @@ export async function claimBeforeReading(
       continue;
     }
     try {
-      await redis.claimOwnership(key);
+      await unlessAbandoned(redis.claimOwnership(key), loop.giveUp, `claim ${key}`);
       return true;
     } catch (err) {
       if (err instanceof OwnershipLostError) throw err;
+      if (loop.giveUp.aborted) return false;
       events.error(redis.fence.memberId, `claim ${key}`, err);
       await loop.sleep(CLAIM_RETRY_MS);
     }

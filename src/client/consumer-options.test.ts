@@ -29,6 +29,7 @@ describe('consumer options', () => {
       claimMinIdleMs: 10_000,
       heartbeatIntervalMs: 3000,
       requestTimeoutMs: 5000,
+      redisTimeoutMs: 10_000,
       fallbackLeaseTtlMs: 15_000,
       leaseMarginMs: null,
       shutdownTimeoutMs: 30_000,

@@ -94,6 +94,18 @@ export interface ConsumerOptions {
   heartbeatIntervalMs?: number | undefined;
   /** Timeout of one heartbeat request, ms (also capped at the local lease). @default 5000 */
   requestTimeoutMs?: number | undefined;
+  /**
+   * Longest wait for one Redis reply, ms (a blocking read: `blockMs` plus this); past it the
+   * command fails with a retriable, in-doubt `RedisCommandError` reported as an `error` event,
+   * and the member carries on (docs/consuming.md#when-the-consumers-redis-is-unreachable). @default 10000
+   */
+  redisTimeoutMs?: number | undefined;
+  /**
+   * Called with the connection errors of `redis` when it has no `error` listener of its own, and
+   * with those of the read connections duplicated from it.
+   * @default one line on `console.warn`, then at most one every 30 s with the count left out
+   */
+  onConnectionError?: ((err: unknown) => void) | undefined;
   /** Member lease TTL when the answer does not carry `memberLeaseTtlMs` (reference coordinator), ms. @default 15000 */
   fallbackLeaseTtlMs?: number | undefined;
   /** The local lease ends this long before the server's, ms. @default a fifth of the lease TTL, at most 3000 */
@@ -136,6 +148,7 @@ export interface ResolvedConsumerOptions {
   pendingScanIntervalMs: number;
   heartbeatIntervalMs: number;
   requestTimeoutMs: number;
+  redisTimeoutMs: number;
   fallbackLeaseTtlMs: number;
   leaseMarginMs: number | null;
   shutdownTimeoutMs: number;
@@ -210,6 +223,8 @@ export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsum
     throw bad('coordinatorUrl is required');
   }
   if (typeof options.handler !== 'function') throw bad('handler must be a function');
+  if (options.onConnectionError !== undefined && typeof options.onConnectionError !== 'function')
+    throw bad('onConnectionError must be a function');
   const redis = options.redis as { duplicate?: unknown; xack?: unknown } | undefined;
   if (!redis || typeof redis.duplicate !== 'function' || typeof redis.xack !== 'function') {
     throw bad('redis must be an ioredis Redis or Cluster client');
@@ -263,6 +278,7 @@ export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsum
     pendingScanIntervalMs: int('pendingScanIntervalMs', options.pendingScanIntervalMs ?? 1000, 1),
     heartbeatIntervalMs: int('heartbeatIntervalMs', options.heartbeatIntervalMs ?? 3000, 1),
     requestTimeoutMs: int('requestTimeoutMs', options.requestTimeoutMs ?? 5000, 1),
+    redisTimeoutMs: int('redisTimeoutMs', options.redisTimeoutMs ?? 10_000, 1),
     fallbackLeaseTtlMs,
     leaseMarginMs,
     shutdownTimeoutMs: int('shutdownTimeoutMs', options.shutdownTimeoutMs ?? 30_000, 0),

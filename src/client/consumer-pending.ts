@@ -6,7 +6,8 @@
  * idle under others (`XCLAIM`).
  */
 import { backoffMs, type ResolvedConsumerOptions } from './consumer-options.js';
-import type { ConsumerRedis, StreamEntry } from './consumer-redis.js';
+import type { ConsumerRedis } from './consumer-redis.js';
+import type { StreamEntry } from './consumer-replies.js';
 
 /** What the pending-entry work needs from its read loop. */
 export interface PendingContext {

@@ -10,7 +10,8 @@ import type { AckBuffer } from './consumer-acks.js';
 import { errorText, HandlerFailedError, OwnershipLostError } from './consumer-errors.js';
 import type { ConsumerEvents } from './consumer-events.js';
 import type { ConsumedRecord, ConsumerHandler, ResolvedConsumerOptions } from './consumer-options.js';
-import type { ConsumerRedis, StreamEntry } from './consumer-redis.js';
+import type { ConsumerRedis } from './consumer-redis.js';
+import type { StreamEntry } from './consumer-replies.js';
 
 /** Longest error text written to the dead-letter stream. */
 const MAX_ERROR_TEXT = 4096;

@@ -20,14 +20,9 @@ import { claimBeforeReading, releaseOwnership, shardRedis } from './consumer-fen
 import type { ConsumerHandler, ResolvedConsumerOptions } from './consumer-options.js';
 import { type PendingContext, PendingScanner, reclaimOnGain } from './consumer-pending.js';
 import { ShardRecords } from './consumer-records.js';
-import {
-  type ConsumerClient,
-  type ConsumerRedis,
-  closeConnection,
-  compareIds,
-  dedicatedConnection,
-  type StreamEntry,
-} from './consumer-redis.js';
+import { type ConsumerClient, type ConsumerRedis, closeConnection } from './consumer-redis.js';
+import { isRedisTimeout } from './consumer-redis-wait.js';
+import { compareIds, type StreamEntry } from './consumer-replies.js';
 import { FairSemaphore } from './consumer-semaphore.js';
 import type { LocalProgress } from './member-protocol.js';
 
@@ -215,9 +210,13 @@ export class ShardReader {
       }),
     ]);
     clearTimeout(ackTimer);
-    // A revoke completed cleanly: let the next owner's claim find no token of ours.
-    if (flushed && this.mode === 'draining')
+    // A revoke completed cleanly: let the next owner's claim find no token of ours (not worth
+    // waiting for longer than the acks were).
+    if (flushed && this.mode === 'draining') {
+      const timer = setTimeout(() => this.giveUp.abort(), this.ctx.options.blockMs + STOP_READ_GRACE_MS);
       await this.guard('release', () => releaseOwnership(this.redis, this.key));
+      clearTimeout(timer);
+    }
     this.ctx.events.emit('ownership', {
       memberId: this.ctx.memberId,
       shard: this.ctx.shard,
@@ -231,9 +230,10 @@ export class ShardReader {
     const o = this.ctx.options;
     try {
       const reading = () => this.mode === 'reading';
-      const loop = { reading, mayRead: this.ctx.mayRead, sleep: (ms: number) => this.sleep(ms) };
+      const sleep = (ms: number) => this.sleep(ms);
+      const loop = { reading, mayRead: this.ctx.mayRead, sleep, giveUp: this.giveUp.signal };
       if (!(await claimBeforeReading(this.redis, this.key, loop, this.ctx.events))) return;
-      this.conn = dedicatedConnection(this.ctx.redis.client);
+      this.conn = this.ctx.redis.dedicated();
       await reclaimOnGain(this.pendingContext);
       let nextScan = this.now() + o.pendingScanIntervalMs;
       while (this.mode === 'reading') {
@@ -249,6 +249,12 @@ export class ShardReader {
           // Stopping: a failed or abandoned read is not retried.
           if (this.stopping()) break;
           this.ctx.events.error(this.ctx.memberId, `read ${this.key}`, err);
+          // A read queued on a connection that is reconnecting would be sent late, and the
+          // reads queued behind it later still: read on a new connection instead.
+          if (isRedisTimeout(err)) {
+            closeConnection(this.conn);
+            this.conn = this.ctx.redis.dedicated();
+          }
           await this.sleep(READ_RETRY_MS);
           continue;
         }

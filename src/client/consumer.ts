@@ -1,12 +1,19 @@
 /**
- * The consumer SDK (docs/producing.md): `concurrency: N` members `<base>-m0 … -m<N-1>`, each heartbeating
+ * The consumer SDK (docs/consuming.md): `concurrency: N` members `<base>-m0 … -m<N-1>`, each heartbeating
  * to the coordinator on its own and reading each shard it is assigned with its own
  * `XREADGROUP … BLOCK` loop on a dedicated connection (single key: Cluster-safe). Records are
  * acked, ack-deleted, retried with backoff or dead-lettered; a member reads a shard only while
  * the latest successful heartbeat assigns it and its local lease is valid. Node only (ioredis).
  */
+import { onConnectionErrors } from '../redis/ioredis-port.js';
+import { rateLimitedWarn, reportConnectionErrors } from './connection-report.js';
 import { ConsumerClosedError } from './consumer-errors.js';
-import { type ConsumerEventName, ConsumerEvents, type ConsumerListener } from './consumer-events.js';
+import {
+  type ConsumerEventMap,
+  type ConsumerEventName,
+  ConsumerEvents,
+  type ConsumerListener,
+} from './consumer-events.js';
 import { type ConsumerOptions, memberIds, resolveConsumerOptions } from './consumer-options.js';
 import { ConsumerRedis } from './consumer-redis.js';
 import { InvalidOptionsError } from './errors.js';
@@ -42,8 +49,11 @@ export function createConsumer(options: ConsumerOptions): Consumer {
   } catch (err) {
     throw new InvalidOptionsError(err instanceof Error ? err.message : 'invalid coordinator settings');
   }
-  const events = new ConsumerEvents(options.listeners);
-  const redis = new ConsumerRedis(options.redis, o.consumerGroup);
+  const events = new ConsumerEvents(options.listeners, reportUnheardErrors());
+  const redis = new ConsumerRedis(options.redis, o.consumerGroup, undefined, {
+    timeoutMs: o.redisTimeoutMs,
+    onConnectionError: connectionErrorsOf(options),
+  });
   // One sender per consumer: the members of this process are the ones whose heartbeats batch.
   const heartbeats = new HeartbeatBatcher(transport, {
     streamPrefix: o.streamPrefix,
@@ -69,4 +79,26 @@ export function createConsumer(options: ConsumerOptions): Consumer {
     on: (name, listener) => events.on(name, listener),
     status: () => members.map((m) => m.status()),
   };
+}
+
+/**
+ * Where connection errors of the consumer's clients go: `onConnectionError`, else one
+ * rate-limited line (and onto `redis` only when nothing listens to it: ioredis prints a stack
+ * trace per reconnection attempt for an unheard error). Read connections always get a listener.
+ */
+function connectionErrorsOf(options: ConsumerOptions): (err: unknown) => void {
+  const client = options.redis;
+  const unheard = client.listenerCount('error') === 0;
+  const report = options.onConnectionError ?? (unheard ? reportConnectionErrors("consumer's") : () => {});
+  if (unheard) onConnectionErrors(client, report);
+  return report;
+}
+
+/** One rate-limited line for `error` events nobody listens to. */
+function reportUnheardErrors(): (e: ConsumerEventMap['error']) => void {
+  return rateLimitedWarn((value, more) => {
+    const e = value as ConsumerEventMap['error'];
+    const who = e.memberId ? `member ${e.memberId}, ` : '';
+    return `consumer error (${who}${e.context}): ${e.error.message}${more}; listen to 'error' to see each`;
+  });
 }

@@ -75,6 +75,10 @@ const samples: Record<string, { make: (cause: Error) => ClientError; retriable: 
     make: (c) => new consumerErrors.OwnershipLostError('orders:0', 'XACK', null, c),
     retriable: false,
   },
+  ShardGroupMissingError: {
+    make: (c) => new consumerErrors.ShardGroupMissingError('orders:0', 'orders', '127.0.0.1:6379', c),
+    retriable: false,
+  },
 };
 
 describe('SDK errors > one hierarchy under ClientError', () => {

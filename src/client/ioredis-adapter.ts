@@ -3,6 +3,7 @@
  * `producerAdapter` over `ioredisPort`.
  */
 import { type IoredisClient, ioredisPort, onConnectionErrors } from '../redis/ioredis-port.js';
+import { reportConnectionErrors } from './connection-report.js';
 import { type ProducerAdapterOptions, type ProducerRedis, producerAdapter } from './redis-adapter.js';
 
 /** Options of `ioredisAdapter`. */
@@ -15,31 +16,10 @@ export interface IoredisAdapterOptions extends ProducerAdapterOptions {
   onConnectionError?: ((err: unknown) => void) | undefined;
 }
 
-/** Seconds between two default reports of connection errors. */
-const REPORT_EVERY_MS = 30_000;
-
-/** A rate-limited one-line report of connection errors (no stack traces). */
-function reportConnectionErrors(now: () => number = Date.now): (err: unknown) => void {
-  let last = Number.NEGATIVE_INFINITY;
-  let skipped = 0;
-  return (err) => {
-    const t = now();
-    if (t - last < REPORT_EVERY_MS) {
-      skipped++;
-      return;
-    }
-    const more = skipped > 0 ? ` (${skipped} more since the last report)` : '';
-    const why = err instanceof Error ? err.message : String(err);
-    console.warn(`[redis-stream-coordinator] producer's Redis connection failed: ${why}${more}`);
-    last = t;
-    skipped = 0;
-  };
-}
-
 /** The producer port over an ioredis client (the caller keeps owning and closing it). */
 export function ioredisAdapter(client: IoredisClient, opts: IoredisAdapterOptions = {}): ProducerRedis {
   const { onConnectionError, ...adapterOptions } = opts;
   if (client.listenerCount('error') === 0)
-    onConnectionErrors(client, onConnectionError ?? reportConnectionErrors());
+    onConnectionErrors(client, onConnectionError ?? reportConnectionErrors("producer's"));
   return producerAdapter(ioredisPort(client), adapterOptions);
 }

@@ -5,7 +5,7 @@ import {
   parsePending,
   parseReadReply,
   supportsAckDelete,
-} from './consumer-redis.js';
+} from './consumer-replies.js';
 
 describe('consumer redis > replies', () => {
   const entries = [
