@@ -96,6 +96,7 @@ describe('auth > login', () => {
       status: 'UNAUTHORIZED',
       errorCode: 'UNAUTHORIZED',
       message: 'Invalid coordinator credentials',
+      requestId: expect.any(String),
     });
   });
 

@@ -46,6 +46,7 @@ describe('auth > admin mutation rate limit', () => {
       status: 'TOO_MANY_REQUESTS',
       errorCode: 'RATE_LIMIT_EXCEEDED',
       message: 'Coordinator API rate limit exceeded',
+      requestId: expect.any(String),
     });
     // Another group, another principal: separate windows.
     expect((await createGroup(p, 'g2')).status).toBe(201);

@@ -188,6 +188,7 @@ describe('consumer > member ids', () => {
         status: 'CONFLICT',
         errorCode: 'MEMBER_ID_IN_USE',
         message: `member id ${m} is in use by another process; give each process a unique member id (memberBase)`,
+        requestId: expect.any(String),
       },
     };
     // The steady request of X, sent by Y: the fast path must not answer it.
