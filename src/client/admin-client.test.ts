@@ -40,13 +40,15 @@ async function callEveryOperation(c: AdminClient): Promise<void> {
   await c.resetOffsets(p, g, { to: 'earliest' } as never);
   await c.migrations(p, g);
   await c.messages(p, g, 1, { direction: 'BACKWARD', limit: 20, cursor: '5-0' });
+  await c.lag(p, g);
+  await c.allShardMessages(p, g, { direction: 'BACKWARD', limit: 20, cursor: null });
 }
 
 describe('AdminClient', () => {
   it('addresses a declared operation with every call, parameters decoded back to what was given', async () => {
     const { client, sent } = recording();
     await callEveryOperation(client);
-    expect(sent).toHaveLength(18);
+    expect(sent).toHaveLength(20);
     const operations = new Set<string>();
     for (const s of sent) {
       const [path] = s.path.split('?');
@@ -57,7 +59,7 @@ describe('AdminClient', () => {
       if (streamPrefix !== undefined) expect(streamPrefix).toBe('or ders');
       if (consumerGroup !== undefined) expect(consumerGroup).toBe('g/1');
     }
-    expect(operations.size).toBe(18);
+    expect(operations.size).toBe(20);
   });
 
   it('sends login anonymously and nothing else', async () => {
@@ -66,6 +68,20 @@ describe('AdminClient', () => {
     const anonymous = sent.filter((s) => s.options?.anonymous);
     expect(anonymous.map((s) => s.path)).toEqual(['/auth/login']);
     expect(anonymous[0]!.body).toEqual({ username: 'alice', password: 'pw' });
+  });
+
+  it('names the group of an all-shards page in its query, with shardIndex=all', async () => {
+    const { client, sent } = recording();
+    await client.allShardMessages('or ders', 'g/1', { direction: 'FORWARD', limit: 5, cursor: 'all:0=1-0' });
+    const query = new URLSearchParams(sent[0]!.path.split('?')[1]);
+    expect(Object.fromEntries(query)).toEqual({
+      streamPrefix: 'or ders',
+      consumerGroup: 'g/1',
+      shardIndex: 'all',
+      direction: 'FORWARD',
+      limit: '5',
+      cursor: 'all:0=1-0',
+    });
   });
 
   it('puts the message page query in the query string, cursor only when given', async () => {

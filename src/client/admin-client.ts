@@ -7,8 +7,11 @@
  * The client carries no transport of its own: it is given a `send` function, which owns the
  * credentials, the timeout and how a failure is reported (`CliFailure`, the console's `ApiError`).
  */
+import type { z } from 'zod';
+import type { GrafanaMessageRowJson } from '../http/grafana-views.js';
 import type { StreamMessagesPageJson, StreamShardOffsetsJson } from '../http/monitoring-views.js';
 import type { OffsetsResetBody, OffsetsResetResponseJson } from '../http/offsets-reset-schemas.js';
+import type { groupLagResponseSchema } from '../http/openapi-monitoring-responses.js';
 import type {
   AssignmentsResponseJson,
   CreateStreamBody,
@@ -57,6 +60,9 @@ export interface MessagesQuery {
   /** The `nextCursor` of the previous page; absent or null for the first. */
   cursor?: string | null;
 }
+
+/** `GET /monitoring/…/lag`: lag, pending and Redis counters per shard. */
+export type GroupLagJson = z.output<typeof groupLagResponseSchema>;
 
 /** One page request of `GET /monitoring/groups` (docs/protocol.md#listing-groups-in-pages). */
 export interface GroupsQuery {
@@ -212,5 +218,27 @@ export class AdminClient {
     if (q.cursor) query.set('cursor', q.cursor);
     const path = `${adminPath(...monitoring(p, g), 'shards', shard, 'messages')}?${query}`;
     return this.send('GET', path) as Promise<StreamMessagesPageJson>;
+  }
+
+  /** `GET /monitoring/…/lag`: lag, pending and `entriesRead` per consumable shard, read from Redis. */
+  lag(p: string, g: string): Promise<GroupLagJson> {
+    return this.call('GET', [...monitoring(p, g), 'lag']);
+  }
+
+  /**
+   * `GET /monitoring/grafana/messages?shardIndex=all`: one page of every consumable shard's
+   * records merged by id; `nextCursor` is the last row's `pageNextCursor`.
+   */
+  allShardMessages(p: string, g: string, q: MessagesQuery): Promise<GrafanaMessageRowJson[]> {
+    const query = new URLSearchParams({
+      streamPrefix: p,
+      consumerGroup: g,
+      shardIndex: 'all',
+      direction: q.direction,
+      limit: String(q.limit),
+    });
+    if (q.cursor) query.set('cursor', q.cursor);
+    const path = `${adminPath('monitoring', 'grafana', 'messages')}?${query}`;
+    return this.send('GET', path) as Promise<GrafanaMessageRowJson[]>;
   }
 }

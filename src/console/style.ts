@@ -23,6 +23,7 @@ export const CONSOLE_CSS = `
   }
 }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 html, body { margin: 0; padding: 0; }
 body { background: var(--bg); color: var(--fg); font: 14px/1.45 var(--sans); }
 a { color: var(--accent); text-decoration: none; }
@@ -165,4 +166,30 @@ input:focus, select:focus, button:focus-visible { outline: 2px solid var(--accen
 .fields { display: flex; flex-direction: column; gap: 2px; }
 .fields span { font-family: var(--mono); font-size: 12px; overflow-wrap: anywhere; }
 .fields b { color: var(--muted); font-weight: 500; }
+/* Charts (uPlot draws on canvases over these boxes; its layout rules, in the page's colours). */
+.chart-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(380px, 1fr)); gap: 8px 24px; }
+.chart-grid h3 { margin-top: 0; }
+.chart { min-width: 0; min-height: 190px; }
+.uplot, .uplot * { box-sizing: border-box; }
+.uplot { font: 12px var(--sans); color: var(--muted); width: 100%; }
+.u-wrap { position: relative; user-select: none; }
+.u-over, .u-under, .u-axis { position: absolute; }
+.u-under { overflow: hidden; }
+.uplot canvas { display: block; position: relative; width: 100%; height: 100%; }
+.u-legend { margin: 4px 0 0; font-size: 12px; text-align: left; }
+.u-legend.u-inline tr { display: inline-block; margin-right: 14px; }
+.u-legend.u-inline th, .u-legend.u-inline td { display: inline-block; padding: 0 2px; border: 0; background: none; font-weight: 500; }
+.u-legend th > * { vertical-align: middle; display: inline-block; }
+.u-legend .u-marker { width: 12px; height: 3px; margin-right: 5px; background-clip: padding-box !important; }
+.u-legend.u-live th::after { content: ':'; vertical-align: middle; }
+.u-legend:not(.u-live) .u-value { display: none; }
+.u-legend .u-series:first-child { display: none; }
+.u-legend .u-series th { cursor: pointer; }
+.u-legend .u-off > * { opacity: .35; }
+.u-select { position: absolute; pointer-events: none; background: color-mix(in srgb, var(--accent) 12%, transparent); }
+.u-cursor-x, .u-cursor-y { position: absolute; left: 0; top: 0; pointer-events: none; will-change: transform; }
+.u-hz .u-cursor-x { height: 100%; border-right: 1px dashed var(--muted); }
+.u-hz .u-cursor-y { width: 100%; border-bottom: 1px dashed var(--muted); }
+.u-cursor-pt { position: absolute; top: 0; left: 0; border-radius: 50%; border: 0 solid; pointer-events: none; background-clip: padding-box !important; }
+.u-axis.u-off, .u-select.u-off, .u-cursor-x.u-off, .u-cursor-y.u-off, .u-cursor-pt.u-off { display: none; }
 `;

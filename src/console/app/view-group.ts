@@ -12,6 +12,7 @@ import type { GroupData } from './group-data.js';
 import type { RollbackUi } from './rollback.js';
 import { BASE, groupLabel, link, messagesHref } from './router.js';
 import type { View } from './shell.js';
+import { groupCharts } from './view-charts.js';
 import { renderMembers, tickLeases } from './view-members.js';
 import { renderMigration } from './view-migration.js';
 import { renderShardGrid } from './view-shards.js';
@@ -45,6 +46,10 @@ function loading(id: string, cls = 'panel-body flush', text = 'empty'): HTMLDivE
   return h('div', { class: cls, id }, h('p', { class: text, text: 'Loading…' }));
 }
 
+function panelError(what: string, why: string): HTMLElement {
+  return h('div', { class: 'pad-top panel-error' }, alertBox(what + ' are unavailable: ' + why));
+}
+
 /** The group view of stream `p`, group `g`. */
 export function groupView(r: { p: string; g: string }): View {
   const cards = h('div', { class: 'cards', id: 'group-cards' });
@@ -52,8 +57,10 @@ export function groupView(r: { p: string; g: string }): View {
   const shardBody = loading('shards');
   const memberBody = loading('members');
   const migrationBody = loading('migration', 'panel-body', 'muted');
+  const charts = groupCharts(r.p, r.g);
   const failure = h('div', { id: 'group-error' });
   const ui: RollbackUi = { confirming: null, result: null };
+  let loaded = false;
   const el = h('div', null, [
     h('h1', null, [mono(r.p), h('span', { class: 'muted', text: ' / ' }), mono(r.g)]),
     h('p', { class: 'subtitle' }, [
@@ -67,6 +74,7 @@ export function groupView(r: { p: string; g: string }): View {
     failure,
     cards,
     violations,
+    panel('Lag and throughput', 'the last 15 minutes this tab has seen, from GET …/lag', charts.el),
     panel('Shard ownership', 'target owner, current owners, lag and pending per consumable shard', shardBody),
     panel('Members', "lease countdowns use this browser's clock", memberBody),
     panel('Migration', 'resharding of the stream; rollback needs WRITE', migrationBody),
@@ -79,12 +87,13 @@ export function groupView(r: { p: string; g: string }): View {
     ],
     el,
     refresh: async () => {
-      const [group, members, assignments, offsets, migrations] = await Promise.all([
+      const [group, members, assignments, offsets, migrations, lag] = await Promise.all([
         admin.monitoringGroup(r.p, r.g),
         optional(admin.members(r.p, r.g)),
         optional(admin.assignments(r.p, r.g)),
         optional(admin.offsets(r.p, r.g)),
         optional(admin.migrations(r.p, r.g)),
+        optional(admin.lag(r.p, r.g)),
       ]);
       const ctx: GroupData = {
         p: r.p,
@@ -97,15 +106,26 @@ export function groupView(r: { p: string; g: string }): View {
         migrationBody,
       };
       fill(failure, null);
+      loaded = true;
       groupCards(cards, ctx);
       violationsBox(violations, ctx);
       renderShardGrid(shardBody, ctx);
       renderMembers(memberBody, ctx);
       renderMigration(migrationBody, ctx, ui, false);
+      if (lag.data) charts.update(lag.data);
+      else charts.fail(describeError(lag.error));
     },
     tick: (now) => tickLeases(memberBody, now),
     fail: (e) => {
-      fill(failure, alertBox('Cannot load this group: ' + describeError(e)));
+      const why = describeError(e);
+      fill(failure, alertBox('Cannot load this group: ' + why));
+      charts.fail(why);
+      if (loaded) return;
+      // Nothing was ever shown: no panel may go on saying "Loading…" (an unknown group, a 403).
+      fill(cards, null);
+      fill(shardBody, panelError('Shards', why));
+      fill(memberBody, panelError('Members', why));
+      fill(migrationBody, panelError('Migration details', why));
     },
   };
 }
