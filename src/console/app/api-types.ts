@@ -2,6 +2,7 @@
  * The bodies the console reads and sends, as the HTTP layer declares them: the one place the
  * browser sources name `src/http`, and type-only, so none of it reaches the bundle.
  */
+import type { GrafanaMessageRowJson } from '../../http/grafana-views.js';
 import type {
   StreamMessageRecordJson,
   StreamShardOffsetJson,
@@ -22,6 +23,7 @@ import type {
 
 export type {
   AssignmentsResponseJson,
+  GrafanaMessageRowJson,
   GroupResponseJson,
   GroupRowJson,
   GroupsResponseJson,

@@ -1,63 +1,58 @@
 /**
- * The message browser of one shard over `/monitoring/streams/{p}/groups/{g}/shards/{i}/messages`,
- * newest or oldest first, paging on with `nextCursor` and back through the cursors already
- * visited. Pure reads: browsing never moves a consumer group.
+ * The message browser of one shard (`/monitoring/streams/{p}/groups/{g}/shards/{i}/messages`)
+ * or of every consumable shard merged by id (`/monitoring/grafana/messages?shardIndex=all`),
+ * newest or oldest first, paging on with the next cursor and back through the cursors already
+ * visited. Every consumable shard is offered, draining ones (docs/protocol.md#resharding)
+ * included and marked. Pure reads: browsing never moves a consumer group.
  */
 import { describeError } from './api.js';
-import type { StreamMessageRecordJson } from './api-types.js';
+import type { GroupResponseJson } from './api-types.js';
 import { admin } from './client.js';
 import { fill, h } from './dom.js';
-import { fmtTime } from './format.js';
+import { fmtNum, shardIndexOf } from './format.js';
+import { mergedRecord, recordHeaders, recordRow, type ShownRecord, shardRecord } from './message-rows.js';
 import { BASE, consoleHref, groupHref, groupLabel } from './router.js';
 import { refreshNow, type View } from './shell.js';
 import { consumableOf } from './view-shards.js';
-import { alertBox, mono, panel, table, td } from './widgets.js';
+import { alertBox, mono, panel, table } from './widgets.js';
 
 const PAGE_SIZES = [10, 25, 50, 100];
-const PAYLOAD_PREVIEW = 2000;
 
 type Direction = 'FORWARD' | 'BACKWARD';
 
-function fieldsList(
-  fields: Record<string, unknown> | null | undefined,
-  skipPayload: boolean,
-): HTMLElement | null {
-  const keys = Object.keys(fields || {}).filter((k) => !(skipPayload && k === 'payload'));
-  if (!keys.length) return null;
-  return h(
-    'div',
-    { class: 'fields' },
-    keys.map((k) => {
-      const v = String(fields?.[k]);
-      return h('span', null, [h('b', { text: k + '=' }), v.length > 300 ? v.slice(0, 300) + '…' : v]);
-    }),
-  );
-}
+/** `?shard=all`: every consumable shard merged by record id. */
+const ALL = 'all';
 
-function recordRow(rec: StreamMessageRecordJson, n: number): HTMLTableRowElement {
-  const payload = typeof rec.payload === 'string' ? rec.payload : null;
-  const content: Array<Node | null> = [];
-  if (payload !== null) {
-    const long = payload.length > PAYLOAD_PREVIEW;
-    content.push(
-      h(
-        'pre',
-        { class: 'payload', title: long ? 'truncated preview' : null },
-        long ? payload.slice(0, PAYLOAD_PREVIEW) + '…' : payload,
-      ),
-    );
-  }
-  content.push(fieldsList(rec.fields, payload !== null));
-  return h('tr', { 'data-record-id': rec.recordId }, [
-    td(String(n), 'num muted shrink'),
-    td(mono(rec.recordId, 'record-id'), 'shrink'),
-    td(rec.recordTime ? fmtTime(rec.recordTime, true) : '—', 'shrink'),
-    td(content),
-  ]);
-}
+/** What is browsed: one shard, or every consumable shard merged by id. */
+type Selection = number | typeof ALL;
 
 function option(value: string | number, label: string, selected: boolean): HTMLOptionElement {
   return h('option', { value: String(value), selected, text: label });
+}
+
+/** `:2 (orders:2)`, with ` · draining` for a shard a scale-in removed. */
+function shardOptionLabel(p: string, shard: number, removed: ReadonlyMap<number, string>): string {
+  const state = removed.get(shard);
+  return ':' + shard + ' (' + p + ':' + shard + ')' + (state ? ' · ' + state.toLowerCase() : '');
+}
+
+/** Removed shards still consumable, by index, with their drain state. */
+function removedStates(group: GroupResponseJson): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const r of group.removedShards || []) {
+    const i = shardIndexOf(r);
+    if (i !== null) out.set(i, r.state || 'DRAINING');
+  }
+  return out;
+}
+
+/** One page of what is selected: its records and the cursor of the next page. */
+interface Page {
+  records: ShownRecord[];
+  next: string | null;
+  streamKey: string | null;
+  /** Records of every consumable shard together (merged pages only). */
+  total: number | null;
 }
 
 /** The message browser of group `g` of stream `p`, at `shard` (or the first) in `direction`. */
@@ -67,14 +62,16 @@ export function messagesView(r: {
   shard: string | null;
   direction: string | null;
 }): View {
+  const asked: Selection | null =
+    r.shard === ALL ? ALL : r.shard !== null && /^\d+$/.test(r.shard) ? Number(r.shard) : null;
   const st = {
-    shard: r.shard !== null && /^\d+$/.test(r.shard) ? Number(r.shard) : (null as number | null),
+    shard: asked,
     direction: (r.direction === 'FORWARD' ? 'FORWARD' : 'BACKWARD') as Direction,
     limit: 25,
     cursor: null as string | null,
     visited: [] as Array<string | null>,
     next: null as string | null,
-    shards: null as number[] | null,
+    options: null as string | null,
   };
   const shardSelect = h('select', { id: 'msg-shard' });
   const orderSelect = h('select', { id: 'msg-order' }, [
@@ -113,7 +110,7 @@ export function messagesView(r: {
   }
 
   shardSelect.addEventListener('change', () => {
-    st.shard = Number(shardSelect.value);
+    st.shard = shardSelect.value === ALL ? ALL : Number(shardSelect.value);
     restart();
   });
   orderSelect.addEventListener('change', () => {
@@ -140,60 +137,85 @@ export function messagesView(r: {
   });
   syncButtons();
 
-  const renderShardOptions = (shards: number[]) =>
-    fill(
-      shardSelect,
-      shards.map((i) => option(i, ':' + i + ' (' + r.p + ':' + i + ')', i === st.shard)),
-    );
+  /** Redraws the options when the consumable shards or their states changed. */
+  function renderShardOptions(shards: number[], removed: Map<number, string>): void {
+    const labels = shards.map((i) => shardOptionLabel(r.p, i, removed));
+    const key = labels.join('\n') + '\n' + String(st.shard);
+    if (key === st.options) return;
+    st.options = key;
+    fill(shardSelect, [
+      option(ALL, 'All shards (' + shards.length + ', merged by id)', st.shard === ALL),
+      shards.map((i, n) => option(i, labels[n] ?? String(i), i === st.shard)),
+    ]);
+  }
+
+  async function readPage(shard: Selection): Promise<Page> {
+    const q = { direction: st.direction, limit: st.limit, cursor: st.cursor };
+    if (shard === ALL) {
+      const rows = await admin.allShardMessages(r.p, r.g, q);
+      const last = rows[rows.length - 1];
+      return {
+        records: rows.map(mergedRecord),
+        next: last?.pageNextCursor ?? null,
+        streamKey: null,
+        total: last ? last.pageTotalMessages : null,
+      };
+    }
+    const page = await admin.messages(r.p, r.g, shard, q);
+    return {
+      records: (page.records || []).map((rec) => shardRecord(rec, shard)),
+      next: page.nextCursor || null,
+      streamKey: page.streamKey || r.p + ':' + shard,
+      total: null,
+    };
+  }
 
   async function refresh(): Promise<void> {
     const group = await admin.monitoringGroup(r.p, r.g);
     const shards = consumableOf(group);
-    let changed = !st.shards || shards.join(',') !== st.shards.join(',');
-    st.shards = shards;
-    if (st.shard === null || shards.indexOf(st.shard) < 0) {
-      const firstShard = shards[0];
-      if (firstShard === undefined) {
-        fill(shardSelect, null);
-        fill(body, h('p', { class: 'empty', text: 'This group has no consumable shards.' }));
-        return;
-      }
-      // A deep link to a shard that is no longer consumable falls back to the first one.
-      st.shard = firstShard;
-      changed = true;
+    const firstShard = shards[0];
+    if (firstShard === undefined) {
+      st.options = null;
+      fill(shardSelect, null);
+      fill(info, null);
+      fill(body, h('p', { class: 'empty', text: 'This group has no consumable shards.' }));
+      return;
     }
-    if (changed) renderShardOptions(shards);
-    const page = await admin.messages(r.p, r.g, st.shard, st);
-    st.next = page.nextCursor || null;
+    // A deep link to a shard that is no longer consumable falls back to the first one.
+    if (st.shard === null || (st.shard !== ALL && shards.indexOf(st.shard) < 0)) st.shard = firstShard;
+    const shard: Selection = st.shard;
+    renderShardOptions(shards, removedStates(group));
+    const page = await readPage(shard);
+    st.next = page.next;
     syncButtons();
-    const records = page.records || [];
     const offset = st.visited.length * st.limit;
     fill(info, [
-      'Shard ',
-      mono(page.streamKey || r.p + ':' + st.shard),
+      shard === ALL ? 'All ' + shards.length + ' shards, merged by id' : 'Shard ',
+      page.streamKey ? mono(page.streamKey) : null,
       ' · ',
       st.direction === 'BACKWARD' ? 'newest first' : 'oldest first',
       ' · page ' + (st.visited.length + 1),
-      ' · records ' + (records.length ? offset + 1 + '–' + (offset + records.length) : 'none'),
+      ' · records ' +
+        (page.records.length ? offset + 1 + '–' + (offset + page.records.length) : 'none') +
+        (page.total !== null ? ' of ' + fmtNum(page.total) : ''),
       st.next ? ' · more available' : ' · end of stream',
     ]);
-    const headers = [
-      { text: '#', cls: 'num shrink' },
-      { text: 'Record id', cls: 'shrink' },
-      { text: 'Time (UTC)', cls: 'shrink' },
-      'Payload and fields',
-    ];
+    const merged = shard === ALL;
     fill(
       body,
-      records.length
+      page.records.length
         ? table(
-            headers,
-            records.map((rec, i) => recordRow(rec, offset + i + 1)),
+            recordHeaders(merged),
+            page.records.map((rec, i) => recordRow(rec, offset + i + 1, merged)),
           )
         : h('p', {
             class: 'empty',
             id: 'no-messages',
-            text: st.cursor ? 'No more records in this direction.' : 'This shard is empty.',
+            text: st.cursor
+              ? 'No more records in this direction.'
+              : merged
+                ? 'Every shard is empty.'
+                : 'This shard is empty.',
           }),
     );
   }
@@ -212,8 +234,8 @@ export function messagesView(r: {
         text: 'Read-only paging with XRANGE / XREVRANGE: browsing never moves the consumer group.',
       }),
       panel(
-        'Shard messages',
-        null,
+        'Messages',
+        'one shard, or all consumable shards merged by record id',
         h('div', null, [
           h('div', { class: 'panel-body' }, [
             h('div', { class: 'controls' }, [
