@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import type { Credentials } from '../src/client/transport.js';
 import type { ApiTarget, CredentialSource } from './cli-client.js';
 import { usageError } from './cli-errors.js';
+import { didYouMean } from './cli-suggest.js';
 import { readStoredToken } from './cli-token.js';
 
 /** Default coordinator URL (also `RSC_URL`). */
@@ -14,7 +15,7 @@ const DEFAULT_URL = 'http://127.0.0.1:8080';
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** Every option the CLI knows; each command accepts the global ones plus its own. */
-const OPTIONS = {
+export const OPTIONS = {
   url: { type: 'string' },
   user: { type: 'string' },
   password: { type: 'string' },
@@ -58,16 +59,21 @@ const GLOBAL_OPTIONS = [
   'timeout',
 ] as const;
 
-/** How a command prints what the API answered: tables, or the raw answer as JSON or YAML. */
-export type OutputFormat = 'table' | 'json' | 'yaml';
-const FORMATS: readonly OutputFormat[] = ['table', 'json', 'yaml'];
+/** How a command prints what the API answered: tables (`wide`: more columns), or the raw answer as JSON or YAML. */
+export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml';
+/** Every `-o` value, in the order help and completion list them. */
+export const FORMATS: readonly OutputFormat[] = ['table', 'wide', 'json', 'yaml'];
 
 /** `-o/--output FORMAT`, with `--json` as `-o json`; anything else is a usage error. */
 export function outputFormat(values: OptionValues): OutputFormat {
   const asked = values.output?.trim().toLowerCase();
   if (asked === undefined) return values.json ? 'json' : 'table';
   const format = FORMATS.find((f) => f === asked);
-  if (!format) throw usageError(`-o/--output must be one of ${FORMATS.join(', ')}, got '${values.output}'`);
+  if (!format) {
+    throw usageError(
+      `-o/--output must be one of ${FORMATS.join(', ')}, got '${values.output}'${didYouMean(asked, FORMATS)}`,
+    );
+  }
   if (values.json && format !== 'json') throw usageError(`--json contradicts -o ${format}`);
   return format;
 }
@@ -100,8 +106,29 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     });
     return { positionals, values: values as OptionValues };
   } catch (err) {
+    const unknown =
+      (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknownOption(argv);
+    if (unknown) {
+      const suggestion = unknown.startsWith('--')
+        ? didYouMean(unknown.slice(2), Object.keys(OPTIONS), '--')
+        : '';
+      throw usageError(`unknown option '${unknown}'${suggestion}`);
+    }
     throw usageError(err instanceof Error ? err.message : String(err));
   }
+}
+
+/** The first option of `argv` the CLI does not know, as typed (`--forse`), or undefined. */
+function unknownOption(argv: readonly string[]): string | undefined {
+  const { tokens } = parseArgs({
+    args: [...argv],
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+  const token = tokens.find((t) => t.kind === 'option' && !Object.hasOwn(OPTIONS, t.name));
+  return token?.kind === 'option' ? token.rawName : undefined;
 }
 
 /**

@@ -11,6 +11,7 @@ import {
 } from '../src/client/errors.js';
 import { API_BASE, CoordinatorTransport, type Credentials } from '../src/client/transport.js';
 import type { GroupResponseJson, RepairGroupBody } from '../src/http/schemas.js';
+import { asFlags } from './cli-api-names.js';
 import { CliFailure, EXIT } from './cli-errors.js';
 
 /** Where the credentials came from: what a 401 advises depends on it. */
@@ -89,11 +90,6 @@ function authHint(source: CredentialSource): string {
   return 'check the credentials';
 }
 
-/** The API's message with its query parameters named as this CLI's flags (`force=true` → `--force`). */
-function asFlags(detail: string): string {
-  return detail.replace(/\bforce=true\b/g, '--force');
-}
-
 /** The failure for a non-2xx answer. */
 function httpFailure(err: CoordinatorHttpError, source: CredentialSource): CliFailure {
   const { status, errorCode, detail } = err;
@@ -103,5 +99,5 @@ function httpFailure(err: CoordinatorHttpError, source: CredentialSource): CliFa
   const code = status >= 500 ? EXIT.SERVER_ERROR : EXIT.CLIENT_ERROR;
   if (errorCode !== undefined)
     return new CliFailure(code, `HTTP ${status} ${errorCode}: ${asFlags(detail)}`, err);
-  return new CliFailure(code, `HTTP ${status}${detail ? `: ${detail}` : ''}`, err);
+  return new CliFailure(code, `HTTP ${status}${detail ? `: ${asFlags(detail)}` : ''}`, err);
 }

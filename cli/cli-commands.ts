@@ -2,6 +2,8 @@
  * The CLI's API commands: streams, groups, scale, group repair, migrations, members, assignments,
  * offsets (and their reset) and login. Each validates its arguments (usage errors exit 1) before any request is sent.
  */
+
+import { MAX_SHARD_INDEX } from '../src/http/schemas.js';
 import {
   allowOnly,
   type CommandLine,
@@ -21,18 +23,27 @@ import {
   formatOffsets,
   migrationLine,
 } from './cli-format.js';
+import { SUBCOMMANDS } from './cli-help.js';
 import { listGroups, listMigrations, listStreams, logout } from './cli-lists.js';
+import type { Look } from './cli-look.js';
 import { withOffsetsReset } from './cli-offsets.js';
+import { didYouMean } from './cli-suggest.js';
 import { storeToken } from './cli-token.js';
 
-/** Highest shard count a command line may ask for (Redis Cluster has 16384 slots). */
-const MAX_SHARDS = 16_384;
+/**
+ * The most shards any coordinator accepts (the protocol's bound, and the ceiling of
+ * COORDINATOR_MAX_SHARD_COUNT). A coordinator's own maximum is often lower (1,024 by default)
+ * and is not advertised: it checks it, and its refusal names the figure (docs/cli.md#limits).
+ */
+const MAX_SHARDS = MAX_SHARD_INDEX + 1;
 
 /** The sub-command of a two-level command (`groups get`), or a usage error listing the choices. */
-function subcommand(args: string[], command: string, choices: readonly string[]): [string, string[]] {
+function subcommand(args: string[], command: string): [string, string[]] {
+  const choices = SUBCOMMANDS[command] ?? [];
   const [sub, ...rest] = args;
   if (sub === undefined || !choices.includes(sub)) {
-    throw usageError(`'${command}' needs one of: ${choices.join(', ')}${sub ? ` (got '${sub}')` : ''}`);
+    const got = sub ? ` (got '${sub}')${didYouMean(sub, choices)}` : '';
+    throw usageError(`'${command}' needs one of: ${choices.join(', ')}${got}`);
   }
   return [sub, rest];
 }
@@ -44,7 +55,7 @@ function requireReason(cl: CommandLine, what: string): string {
 }
 
 const streams: ApiCommand = async (args, cl, ctx, api) => {
-  const [sub, rest] = subcommand(args, 'streams', ['create', 'list', 'delete']);
+  const [sub, rest] = subcommand(args, 'streams');
   if (sub === 'list') return listStreams(rest, cl, ctx, api);
   if (sub === 'delete') return deleteStream(rest, cl, ctx, api);
   allowOnly(cl.values, ['shards', 'group', 'reason', 'requested-by'], 'streams create');
@@ -86,13 +97,13 @@ const deleteStream: ApiCommand = async (args, cl, ctx, api) => {
 };
 
 const groups: ApiCommand = async (args, cl, ctx, api) => {
-  const [sub, rest] = subcommand(args, 'groups', ['get', 'list', 'delete']);
+  const [sub, rest] = subcommand(args, 'groups');
   if (sub === 'list') return listGroups(rest, cl, ctx, api);
   if (sub === 'get') {
     allowOnly(cl.values, [], 'groups get');
     const [p, g] = positionals(rest, ['prefix', 'group'], 'groups get <prefix> <group>');
     const res = await api.group(p!, g!);
-    print(ctx, cl, res, () => formatGroup(res));
+    print(ctx, cl, res, (look) => formatGroup(res, look));
     return EXIT.OK;
   }
   allowOnly(cl.values, ['reason', 'requested-by', 'force'], 'groups delete');
@@ -128,17 +139,17 @@ const repair: ApiCommand = async (args, cl, ctx, api) => {
   const mode = REPAIR_MODES.find((m) => m === given);
   if (!mode) {
     throw usageError(
-      `repair needs --mode rebuild or --mode reset${given === undefined ? '' : ` (got '${given}')`}`,
+      `repair needs --mode rebuild or --mode reset${given === undefined ? '' : ` (got '${given}')${didYouMean(given, REPAIR_MODES)}`}`,
     );
   }
   const body = { mode, requestedBy: requestedBy(cl), reason: cl.values.reason?.trim() || null };
   const res = await api.repairGroup(p!, g!, body);
-  print(ctx, cl, res, () =>
+  print(ctx, cl, res, (look) =>
     [
       mode === 'rebuild'
         ? `Rebuilt the indexes of group ${g} of stream ${p} from its member records.`
         : `Reset group ${g} of stream ${p}: every member rejoins at epoch 0, and for one member lease no shard is granted that a member does not report.`,
-      formatGroup(res),
+      formatGroup(res, look),
     ].join('\n'),
   );
   return EXIT.OK;
@@ -152,28 +163,28 @@ const scale: ApiCommand = async (args, cl, ctx, api) => {
   const group = cl.values.group;
   if (group) {
     const res = await api.scaleGroup(p!, group, body);
-    print(ctx, cl, res, () => formatMigration(res));
+    print(ctx, cl, res, (look) => formatMigration(res, look));
     return EXIT.OK;
   }
   const res = await api.scaleStream(p!, body);
-  print(ctx, cl, res, () => {
+  print(ctx, cl, res, (look) => {
     const migrations = res.migrations ?? [];
     return [
       `Scaling stream ${res.streamPrefix} to ${res.targetShardCount} shards (groups: ${(res.affectedConsumerGroups ?? []).join(', ') || '-'}).`,
-      ...migrations.map((m) => `  ${migrationLine(m)}`),
+      ...migrations.map((m) => `  ${migrationLine(m, look)}`),
     ].join('\n');
   });
   return EXIT.OK;
 };
 
 const migrations: ApiCommand = async (args, cl, ctx, api) => {
-  const [sub, rest] = subcommand(args, 'migrations', ['get', 'list', 'rollback']);
+  const [sub, rest] = subcommand(args, 'migrations');
   if (sub === 'list') return listMigrations(rest, cl, ctx, api);
   if (sub === 'get') {
     allowOnly(cl.values, [], 'migrations get');
     const [p, g, id] = positionals(rest, ['prefix', 'group', 'id'], 'migrations get <prefix> <group> <id>');
     const res = await api.migration(p!, g!, id!);
-    print(ctx, cl, res, () => formatMigration(res));
+    print(ctx, cl, res, (look) => formatMigration(res, look));
     return EXIT.OK;
   }
   allowOnly(cl.values, ['reason', 'requested-by'], 'migrations rollback');
@@ -181,7 +192,7 @@ const migrations: ApiCommand = async (args, cl, ctx, api) => {
   const [p, g, id] = positionals(rest, ['prefix', 'group', 'id'], usage);
   const body = { requestedBy: requestedBy(cl), reason: requireReason(cl, 'migrations rollback') };
   const res = await api.rollback(p!, g!, id!, body);
-  print(ctx, cl, res, () => `Rollback accepted.\n${formatMigration(res)}`);
+  print(ctx, cl, res, (look) => `Rollback accepted.\n${formatMigration(res, look)}`);
   return EXIT.OK;
 };
 
@@ -189,13 +200,13 @@ const migrations: ApiCommand = async (args, cl, ctx, api) => {
 function groupView<T>(
   view: string,
   load: (api: CliClient, p: string, g: string) => Promise<T>,
-  render: (body: T, ctx: CliContext) => string,
+  render: (body: T, ctx: CliContext, look: Look) => string,
 ): ApiCommand {
   return async (args, cl, ctx, api) => {
     allowOnly(cl.values, [], view);
     const [p, g] = positionals(args, ['prefix', 'group'], `${view} <prefix> <group>`);
     const res = await load(api, p!, g!);
-    print(ctx, cl, res, () => render(res, ctx));
+    print(ctx, cl, res, (look) => render(res, ctx, look));
     return EXIT.OK;
   };
 }
@@ -242,10 +253,20 @@ export const API_COMMANDS: Readonly<Record<string, ApiCommand>> = {
   members: groupView(
     'members',
     (api, p, g) => api.members(p, g),
-    (body, ctx) => formatMembers(body, ctx.now()),
+    (body, ctx, look) => formatMembers(body, ctx.now(), look),
   ),
-  assignments: groupView('assignments', (api, p, g) => api.assignments(p, g), formatAssignments),
-  offsets: withOffsetsReset(groupView('offsets', (api, p, g) => api.offsets(p, g), formatOffsets)),
+  assignments: groupView(
+    'assignments',
+    (api, p, g) => api.assignments(p, g),
+    (body, _ctx, look) => formatAssignments(body, look),
+  ),
+  offsets: withOffsetsReset(
+    groupView(
+      'offsets',
+      (api, p, g) => api.offsets(p, g),
+      (body, _ctx, look) => formatOffsets(body, look),
+    ),
+  ),
   login,
   logout,
 };

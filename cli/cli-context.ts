@@ -6,6 +6,7 @@ import { userInfo } from 'node:os';
 import { stringify } from 'yaml';
 import { type CommandLine, type OutputFormat, outputFormat } from './cli-args.js';
 import type { CliClient } from './cli-client.js';
+import { colorEnabled, type Look, paint } from './cli-look.js';
 
 /** The command's surroundings. */
 export interface CliContext {
@@ -24,8 +25,10 @@ export interface CliContext {
   listenForInterrupt(): void;
   /** Where `login` stores its token. */
   tokenFile: string;
-  /** stdout is a terminal (live views redraw in place). */
+  /** stdout is a terminal (live views redraw in place, status words are coloured). */
   isTTY: boolean;
+  /** stderr is a terminal (`error:` is coloured). @default false */
+  errIsTTY?: boolean;
 }
 
 /** A command that talks to the API. */
@@ -36,16 +39,22 @@ export type ApiCommand = (
   api: CliClient,
 ) => Promise<number>;
 
-/** `body` as `format` asks: pretty JSON, YAML, or the human rendering. */
+/** How `format` draws human views on stdout: wide or not, coloured where colour is wanted. */
+export function lookOf(ctx: CliContext, format: OutputFormat): Look {
+  return { wide: format === 'wide', paint: paint(colorEnabled(ctx.env, ctx.isTTY)) };
+}
+
+/** `body` as `format` asks: pretty JSON, YAML (never coloured), or the human rendering. */
 export function render(format: OutputFormat, body: unknown, human: () => string): string {
   if (format === 'json') return JSON.stringify(body, null, 2);
   if (format === 'yaml') return stringify(body).trimEnd();
   return human();
 }
 
-/** Prints `body` as `-o json|yaml` asks (or `--json`), else the human rendering. */
-export function print(ctx: CliContext, cl: CommandLine, body: unknown, human: () => string): void {
-  ctx.out(render(outputFormat(cl.values), body, human));
+/** Prints `body` as `-o json|yaml` asks (or `--json`), else the human rendering (`-o wide`: more columns). */
+export function print(ctx: CliContext, cl: CommandLine, body: unknown, human: (look: Look) => string): void {
+  const format = outputFormat(cl.values);
+  ctx.out(render(format, body, () => human(lookOf(ctx, format))));
 }
 
 /** Who mutations are recorded as: `--requested-by`, else `cli:<login name>`. */

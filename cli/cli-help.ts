@@ -1,5 +1,6 @@
 /**
- * `--help` text of the CLI (commands, options, environment and exit codes) and its `--version`.
+ * `--help` text of the CLI (commands, options, environment and exit codes), its `--version`, and
+ * the command names and sub-commands that completion scripts and "did you mean" draw on.
  */
 import { readFileSync } from 'node:fs';
 
@@ -36,7 +37,21 @@ const COMMAND_USAGE: Readonly<Record<string, string>> = {
   login:
     'login [--print]                                  get a bearer token for --url (stored 0600, or printed)',
   logout: 'logout [--all]                                   forget the token stored for --url (or every one)',
+  completion:
+    'completion bash|zsh|fish                         print a shell completion script (see docs/cli.md)',
 };
+
+/** The sub-commands of the two-level commands (`offsets <p> <g>` alone is the view). */
+export const SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
+  streams: ['list', 'create', 'delete'],
+  groups: ['list', 'get', 'delete'],
+  migrations: ['list', 'get', 'rollback'],
+  offsets: ['reset'],
+  completion: ['bash', 'zsh', 'fish'],
+};
+
+/** Every command name, `help` included. */
+export const COMMAND_NAMES: readonly string[] = [...Object.keys(COMMAND_USAGE), 'help'];
 
 /** The full help text. */
 export function helpText(): string {
@@ -53,7 +68,7 @@ Global options:
   --url URL            coordinator base URL (env RSC_URL; default http://127.0.0.1:8080)
   --user U --password P  Basic credentials (env RSC_USER, RSC_PASSWORD)
   --token T            bearer token (env RSC_TOKEN; default: the token stored by login)
-  -o, --output FORMAT  table (default), json or yaml: the raw API answer instead of tables
+  -o, --output FORMAT  table (default), wide (more columns), or json or yaml: the raw API answer
   --json               the same as -o json; JSON output prints failures as JSON on stderr
   --timeout MS         per-request timeout (default 10000)
   -h, --help           this help
@@ -62,6 +77,9 @@ Global options:
 Mutations (streams create/delete, groups delete, scale, repair, migrations rollback, offsets
 reset) also take --requested-by WHO, the audit name recorded with the change (default
 cli:<login name>).
+
+Colour: status words are coloured on a terminal only; NO_COLOR=1 turns it off, FORCE_COLOR=1
+turns it on when piped (FORCE_COLOR=0 off). JSON and YAML are never coloured.
 
 Token file: ~/.config/redis-stream-coordinator/tokens.json (written by login, mode 0600):
 one token per coordinator URL, sent only to the URL that issued it.

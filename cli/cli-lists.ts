@@ -7,7 +7,9 @@ import { allowOnly, type CommandLine, positionals } from './cli-args.js';
 import type { CliClient } from './cli-client.js';
 import { type CliContext, print } from './cli-context.js';
 import { EXIT } from './cli-errors.js';
-import { migrationLine, relativeTime, table } from './cli-format.js';
+import { type Column, columnTable, migrationLine, shardRanges, table } from './cli-format.js';
+import type { Look } from './cli-look.js';
+import { relativeTime } from './cli-time.js';
 import { forgetTokens } from './cli-token.js';
 
 /** One stream as `streams list` shows it, from its groups. */
@@ -53,39 +55,55 @@ function formatStreams(rows: readonly StreamRow[]): string {
   );
 }
 
-function formatGroups(groups: readonly GroupResponseJson[]): string {
-  if (groups.length === 0) return 'No groups.';
-  return table(
-    ['stream', 'group', 'state', 'shards', 'live members', 'owning members', 'migration'],
-    groups.map((g) => [
-      g.streamPrefix,
-      g.consumerGroup,
-      g.state,
-      g.shardCount,
-      Object.keys(g.targetAssignmentSummary).length,
-      Object.keys(g.currentAssignmentSummary).length,
-      g.activeMigration ? `${g.activeMigration.reshardingId} ${g.activeMigration.state}` : null,
-    ]),
-  );
+/** `groups list` columns; `-o wide` adds the epochs, the consumable shards and the removed ones. */
+function groupColumns(look: Look): Column<GroupResponseJson>[] {
+  return [
+    { header: 'stream', cell: (g) => g.streamPrefix },
+    { header: 'group', cell: (g) => g.consumerGroup },
+    { header: 'state', cell: (g) => look.paint.status(g.state, 'group') },
+    { header: 'shards', cell: (g) => g.shardCount },
+    {
+      header: 'epochs',
+      cell: (g) => `g${g.groupEpoch}/a${g.assignmentEpoch}/m${g.metadataVersion}`,
+      wide: true,
+    },
+    { header: 'consumable', cell: (g) => shardRanges(g.consumableShards ?? []), wide: true },
+    { header: 'removed', cell: (g) => shardRanges(g.removedShards ?? []), wide: true },
+    { header: 'live members', cell: (g) => Object.keys(g.targetAssignmentSummary).length },
+    { header: 'owning members', cell: (g) => Object.keys(g.currentAssignmentSummary).length },
+    {
+      header: 'migration',
+      cell: (g) =>
+        g.activeMigration
+          ? `${g.activeMigration.reshardingId} ${look.paint.status(g.activeMigration.state, 'migration')}`
+          : null,
+    },
+  ];
 }
 
-function formatMigrations(body: MigrationsResponseJson, now: number): string {
+function formatGroups(groups: readonly GroupResponseJson[], look: Look): string {
+  if (groups.length === 0) return 'No groups.';
+  return columnTable(groupColumns(look), groups, look);
+}
+
+type MigrationJson = MigrationsResponseJson['migrations'][number];
+
+/** A group's migrations, newest first; `-o wide` adds the instants themselves. */
+function formatMigrations(body: MigrationsResponseJson, now: number, look: Look): string {
   if (body.migrations.length === 0) return `No migrations (shard count ${body.shardCount}).`;
-  const rows = table(
-    ['id', 'from', 'to', 'state', 'created', 'updated'],
-    [...body.migrations]
-      .reverse()
-      .map((m) => [
-        m.reshardingId,
-        m.fromShardCount,
-        m.toShardCount,
-        m.state,
-        relativeTime(m.createdAt, now),
-        relativeTime(m.updatedAt, now),
-      ]),
-  );
+  const columns: Column<MigrationJson>[] = [
+    { header: 'id', cell: (m) => m.reshardingId },
+    { header: 'from', cell: (m) => m.fromShardCount },
+    { header: 'to', cell: (m) => m.toShardCount },
+    { header: 'state', cell: (m) => look.paint.status(m.state, 'migration') },
+    { header: 'created', cell: (m) => relativeTime(m.createdAt, now, 'past') },
+    { header: 'created at', cell: (m) => m.createdAt, wide: true },
+    { header: 'updated', cell: (m) => relativeTime(m.updatedAt, now, 'past') },
+    { header: 'updated at', cell: (m) => m.updatedAt, wide: true },
+  ];
+  const rows = columnTable(columns, [...body.migrations].reverse(), look);
   const active = body.migrations.find((m) => m.reshardingId === body.activeReshardingId);
-  return active ? `${rows}\n\nActive: ${migrationLine(active)}` : rows;
+  return active ? `${rows}\n\nActive: ${migrationLine(active, look)}` : rows;
 }
 
 /** `streams list`. */
@@ -106,7 +124,7 @@ export async function listGroups(args: string[], cl: CommandLine, ctx: CliContex
     .sort((a, b) =>
       `${a.streamPrefix}/${a.consumerGroup}`.localeCompare(`${b.streamPrefix}/${b.consumerGroup}`),
     );
-  print(ctx, cl, { groups }, () => formatGroups(groups));
+  print(ctx, cl, { groups }, (look) => formatGroups(groups, look));
   return EXIT.OK;
 }
 
@@ -115,7 +133,7 @@ export async function listMigrations(args: string[], cl: CommandLine, ctx: CliCo
   allowOnly(cl.values, [], 'migrations list');
   const [p, g] = positionals(args, ['prefix', 'group'], 'migrations list <prefix> <group>');
   const body = await api.migrations(p!, g!);
-  print(ctx, cl, body, () => formatMigrations(body, ctx.now()));
+  print(ctx, cl, body, (look) => formatMigrations(body, ctx.now(), look));
   return EXIT.OK;
 }
 

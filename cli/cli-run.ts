@@ -14,9 +14,12 @@ import {
 } from './cli-args.js';
 import { cliClient } from './cli-client.js';
 import { API_COMMANDS } from './cli-commands.js';
+import { completionScript } from './cli-completion.js';
 import type { CliContext } from './cli-context.js';
 import { CliFailure, EXIT, usageError } from './cli-errors.js';
-import { commandHelp, helpText, PROGRAM, packageVersion } from './cli-help.js';
+import { COMMAND_NAMES, commandHelp, helpText, PROGRAM, packageVersion } from './cli-help.js';
+import { colorEnabled, paint } from './cli-look.js';
+import { didYouMean } from './cli-suggest.js';
 import { watch } from './cli-watch.js';
 
 /** What `runCli` ended with: an exit code, or `serving` when `serve` took over the process. */
@@ -58,10 +61,15 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
     if (command === undefined) throw usageError('no command given');
     outputFormat(cl.values);
     if (command === 'serve') return await serve(args, cl, process.env);
+    if (command === 'completion') {
+      allowOnly(cl.values, [], 'completion');
+      ctx.out(completionScript(args).trimEnd());
+      return EXIT.OK;
+    }
     // Own keys only: `toString` and friends are not commands.
     const run =
       command === 'watch' ? watch : Object.hasOwn(API_COMMANDS, command) ? API_COMMANDS[command] : undefined;
-    if (!run) throw usageError(`unknown command '${command}'`);
+    if (!run) throw usageError(`unknown command '${command}'${didYouMean(command, COMMAND_NAMES)}`);
     const target = await resolveTarget(cl.values, ctx.env, ctx.tokenFile);
     return await run(args, cl, ctx, cliClient(target));
   } catch (err) {
@@ -73,7 +81,8 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
     // JSON scripts read the failure as JSON too (also when the command line itself was bad).
     if (wantsJson(argv)) ctx.err(JSON.stringify(failure));
     else {
-      ctx.err(`error: ${failure.message}`);
+      const error = paint(colorEnabled(ctx.env, ctx.errIsTTY ?? false)).colour('error:', 'red');
+      ctx.err(`${error} ${failure.message}`);
       if (failure.exitCode === EXIT.USAGE && err instanceof CliFailure)
         ctx.err(`Run '${PROGRAM} --help' for usage.`);
     }

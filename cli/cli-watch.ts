@@ -13,9 +13,10 @@ import type {
 } from '../src/http/schemas.js';
 import { allowOnly, intOption, outputFormat } from './cli-args.js';
 import type { CliClient } from './cli-client.js';
-import { type ApiCommand, render } from './cli-context.js';
+import { type ApiCommand, lookOf, render } from './cli-context.js';
 import { CliFailure, EXIT, usageError } from './cli-errors.js';
 import { formatGroup, formatMembers, shardRanges, table } from './cli-format.js';
+import type { Look } from './cli-look.js';
 
 const CLEAR_SCREEN = '\x1b[2J\x1b[H';
 
@@ -49,7 +50,7 @@ async function loadFrame(api: CliClient, p: string, g: string, now: number): Pro
 }
 
 /** The active migration's rollback eligibility and each removed shard's drain state. */
-function migrationBlock(migrations: MigrationsResponseJson): string | null {
+function migrationBlock(migrations: MigrationsResponseJson, look: Look): string | null {
   const removed = migrations.removedShards ?? [];
   if (migrations.activeReshardingId === null && removed.length === 0) return null;
   const lines: string[] = [];
@@ -66,7 +67,7 @@ function migrationBlock(migrations: MigrationsResponseJson): string | null {
           const ev = r.liveEvidence ?? r.lastEvidence;
           return [
             r.shardIndex,
-            r.state,
+            look.paint.status(r.state, 'removed-shard'),
             (r.holders ?? []).map((h) => `${h.consumerGroup}/${h.memberId}`).join(',') || '-',
             ev ? (ev.drained ? 'yes' : 'no') : null,
             ev?.reason ?? r.reason,
@@ -119,25 +120,26 @@ function shardGrid(
   );
 }
 
-function renderFrame(f: Frame, p: string, g: string, intervalMs: number, now: number): string {
+function renderFrame(f: Frame, p: string, g: string, intervalMs: number, now: number, look: Look): string {
   const lines = [
     `watch ${p} / ${g} — ${f.at} (every ${intervalMs} ms, Ctrl-C to stop)`,
     '',
     // The migrations view shows removed shards in more detail; show them once.
-    formatGroup(f.group, { removed: f.migrations === null }),
+    formatGroup(f.group, look, { removed: f.migrations === null }),
     '',
     'Members:',
-    formatMembers(f.members, now),
+    formatMembers(f.members, now, look),
     '',
     `Shards (consumable ${shardRanges(f.group.consumableShards ?? [])}${
       (f.group.removedShards ?? []).length > 0 ? '; * = removed, draining' : ''
     }):`,
     shardGrid(f.group, f.assignments, f.offsets),
   ];
-  const migration = f.migrations ? migrationBlock(f.migrations) : null;
+  const migration = f.migrations ? migrationBlock(f.migrations, look) : null;
   if (migration) lines.push('', migration);
   const violations = f.assignments.invariantViolations ?? [];
-  if (violations.length > 0) lines.push('', `Invariant violations:\n  ${violations.join('\n  ')}`);
+  if (violations.length > 0)
+    lines.push('', `${look.paint.colour('Invariant violations', 'red')}:\n  ${violations.join('\n  ')}`);
   if (f.offsets === null)
     lines.push('', '(offsets unavailable: no Redis-backed monitoring on this coordinator)');
   return lines.join('\n');
@@ -169,7 +171,7 @@ export const watch: ApiCommand = async (args, cl, ctx, api) => {
           ? JSON.stringify(frame)
           : format === 'yaml'
             ? `---\n${render(format, frame, () => '')}`
-            : renderFrame(frame, p, g, intervalMs, now);
+            : renderFrame(frame, p, g, intervalMs, now, lookOf(ctx, format));
     } catch (err) {
       // Only an unavailable coordinator is worth waiting out; a refusal will not change by itself.
       if (!(err instanceof CliFailure) || err.exitCode !== EXIT.SERVER_ERROR) throw err;
@@ -178,7 +180,8 @@ export const watch: ApiCommand = async (args, cl, ctx, api) => {
       continue;
     }
     // Redraw in place on a terminal; append frames when piped (JSON: one line per frame).
-    ctx.out(ctx.isTTY && format === 'table' ? `${CLEAR_SCREEN}${text}` : text);
+    const redraw = ctx.isTTY && (format === 'table' || format === 'wide');
+    ctx.out(redraw ? `${CLEAR_SCREEN}${text}` : text);
   }
   return lastFailed ? EXIT.SERVER_ERROR : EXIT.OK;
 };

@@ -32,6 +32,7 @@ const outcome = await runCli(process.argv.slice(2), {
   },
   tokenFile: tokenFilePath(),
   isTTY: process.stdout.isTTY === true,
+  errIsTTY: process.stderr.isTTY === true,
 });
 
 // `serve` hands the process over to the coordinator, which exits on its own terms.

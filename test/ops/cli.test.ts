@@ -153,8 +153,8 @@ describe('cli > commands against a coordinator', () => {
     expect(yaml.stdout).toMatch(/^totalStreamLength: 1$/m);
     expect(JSON.parse(oJson.stdout).totalStreamLength).toBe(1);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain("-o/--output must be one of table, json, yaml, got 'xml'");
-    // A heartbeat just now reads as "now", never "in 0s".
+    expect(bad.stderr).toContain("-o/--output must be one of table, wide, json, yaml, got 'xml'");
+    // A heartbeat just now reads as "just now", never "in 0s".
     expect(members.stdout).not.toMatch(/in 0s/);
     // A refusal names the CLI's flag, not the API's query parameter.
     const refused = await cli(['groups', 'delete', p, p, '--reason', 'cleanup']);
