@@ -33,6 +33,8 @@ beforeAll(async () => {
       COORDINATOR_ADMIN_PASSWORD: ADMIN.RSC_PASSWORD,
       COORDINATOR_USERS: `reader:${READER.RSC_PASSWORD}:READ`,
       COORDINATOR_LOCK_WAIT_MS: '200',
+      // A member that heartbeats once must stay live while several CLI processes run on a busy machine.
+      COORDINATOR_MEMBER_LEASE_TTL_MS: '600000',
     }),
     log: () => {},
   });
