@@ -64,7 +64,7 @@ export function showLogin(message: string | null, explicit: boolean): void {
       h('h1', { text: 'Sign in' }),
       h('p', {
         class: 'subtitle',
-        text: 'Use a coordinator account with the READ role (WRITE to roll back migrations).',
+        text: 'Use a coordinator account with the READ role (WRITE to create and scale streams, roll back migrations and reset offsets).',
       }),
       error,
       form,

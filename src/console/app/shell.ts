@@ -123,6 +123,8 @@ export function renderHeader(crumbs: readonly Crumb[], refreshing: boolean): voi
     refreshing
       ? h('button', { type: 'button', id: 'refresh-now', onclick: () => refreshNow(), text: 'Refresh' })
       : null,
+    // The API reference (served beside the console, public like it) links back here.
+    h('a', { href: '/coord/v1/docs', id: 'api-docs', class: 'small', text: 'API reference' }),
     h('span', {
       class: 'who',
       id: 'who',

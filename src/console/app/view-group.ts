@@ -12,6 +12,7 @@ import type { GroupData } from './group-data.js';
 import type { RollbackUi } from './rollback.js';
 import { BASE, groupLabel, link, messagesHref } from './router.js';
 import type { View } from './shell.js';
+import { scaleForm } from './stream-actions.js';
 import { groupCharts } from './view-charts.js';
 import { renderMembers, tickLeases } from './view-members.js';
 import { renderMigration } from './view-migration.js';
@@ -58,6 +59,7 @@ export function groupView(r: { p: string; g: string }): View {
   const memberBody = loading('members');
   const migrationBody = loading('migration', 'panel-body', 'muted');
   const charts = groupCharts(r.p, r.g);
+  const scale = scaleForm(r.p);
   const failure = h('div', { id: 'group-error' });
   const ui: RollbackUi = { confirming: null, result: null };
   let loaded = false;
@@ -78,6 +80,11 @@ export function groupView(r: { p: string; g: string }): View {
     panel('Shard ownership', 'target owner, current owners, lag and pending per consumable shard', shardBody),
     panel('Members', "lease countdowns use this browser's clock", memberBody),
     panel('Migration', 'resharding of the stream; rollback needs WRITE', migrationBody),
+    panel(
+      'Scale the stream',
+      'POST /coord/v1/streams/{prefix}/scale · WRITE',
+      h('div', { class: 'panel-body' }, scale.el),
+    ),
   ]);
   return {
     title: r.p + ' / ' + r.g,
@@ -107,6 +114,7 @@ export function groupView(r: { p: string; g: string }): View {
       };
       fill(failure, null);
       loaded = true;
+      scale.current(group.shardCount);
       groupCards(cards, ctx);
       violationsBox(violations, ctx);
       renderShardGrid(shardBody, ctx);

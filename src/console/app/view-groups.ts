@@ -16,7 +16,8 @@ import { fill, h } from './dom.js';
 import { fmtNum, isNum } from './format.js';
 import { groupHref, link } from './router.js';
 import { refreshNow, type View } from './shell.js';
-import { alertBox, badge, card, mono, panel, stateBadge, table, td } from './widgets.js';
+import { createStreamForm } from './stream-actions.js';
+import { alertBox, badge, card, migrationBadge, mono, panel, stateBadge, table, td } from './widgets.js';
 
 /** Number of keys of an object (0 for anything else). */
 function countKeys(obj: unknown): number {
@@ -57,7 +58,7 @@ function renderHealthCards(
 function migrationCell(m: MigrationJson | null | undefined): HTMLSpanElement {
   if (!m) return h('span', { class: 'muted', text: '—' });
   return h('span', { class: 'chips' }, [
-    stateBadge(m.state),
+    migrationBadge(m.state),
     h('span', { class: 'small muted', text: m.fromShardCount + ' → ' + m.toShardCount }),
   ]);
 }
@@ -208,6 +209,7 @@ export function groupsView(): View {
           body,
         ]),
       ),
+      panel('Create stream', 'POST /coord/v1/streams/{prefix} · WRITE', createStreamForm()),
     ]),
     refresh,
     fail: (e) => {

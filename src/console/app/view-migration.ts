@@ -10,7 +10,7 @@ import { append, type Child, fill, h } from './dom.js';
 import { fmtNum, fmtTime, isNum, parseTime, shardIndexOf } from './format.js';
 import type { GroupData } from './group-data.js';
 import { type RollbackUi, rollbackBox } from './rollback.js';
-import { alertBox, badge, idChips, mono, stateBadge, table, td } from './widgets.js';
+import { alertBox, badge, idChips, migrationBadge, mono, stateBadge, table, td } from './widgets.js';
 
 /** Loosely typed JSON of an additive field (absent or older shapes tolerated). */
 type Loose = Record<string, unknown>;
@@ -147,7 +147,7 @@ function historyTable(list: MigrationJson[]): HTMLElement {
       h('tr', null, [
         td(mono(m.reshardingId)),
         td(m.fromShardCount + ' → ' + m.toShardCount + ' (' + migrationKind(m) + ')', 'nowrap'),
-        td(stateBadge(m.state)),
+        td(migrationBadge(m.state)),
         td(fmtTime(m.createdAt), 'nowrap'),
         td(fmtTime(m.updatedAt), 'nowrap'),
       ]),
@@ -191,7 +191,7 @@ export function renderMigration(body: HTMLElement, ctx: GroupData, ui: RollbackU
             'Change',
             active.fromShardCount + ' → ' + active.toShardCount + ' shards (' + migrationKind(active) + ')',
           ],
-          ['State', stateBadge(active.state)],
+          ['State', migrationBadge(active.state)],
           ['Created', fmtTime(active.createdAt)],
           ['Updated', fmtTime(active.updatedAt)],
         ]),

@@ -42,6 +42,18 @@ export function stateBadge(state: string | null | undefined): HTMLSpanElement {
   return badge(state || '—', (state && STATE_KIND[state]) || '');
 }
 
+/**
+ * A migration state as a badge: a finished migration reads COMPLETED (its wire state stays
+ * `DEPRECATED`, docs/protocol.md#migration-states, and is kept in `data-state` and the tooltip).
+ */
+export function migrationBadge(state: string | null | undefined): HTMLSpanElement {
+  if (state !== 'DEPRECATED') return stateBadge(state);
+  const b = badge('COMPLETED', 'ok');
+  b.setAttribute('data-state', state);
+  b.title = 'Finished (wire state DEPRECATED)';
+  return b;
+}
+
 function chips(labels: readonly string[]): HTMLSpanElement {
   if (!labels.length) return h('span', { class: 'muted', text: '—' });
   return h(
