@@ -5,7 +5,7 @@
  * Options (env): BENCH_SIZES (members per group; default "100,1000" for the heartbeat cost bench and
  * "10,100,1000,5000" for the real-time scale bench, where sizes of 3,000 and more run on two
  * coordinator instances), BENCH_TRIALS (default 3), BENCH_ONLY (comma-separated subset of
- * scale,fleet,heartbeat,heartbeat-batch,producer,consumer,login,batch-memory,cost; default all), BENCH_STREAMS and
+ * scale,fleet,heartbeat,heartbeat-batch,producer,consumer,handoff,login,batch-memory,cost; default all), BENCH_STREAMS and
  * BENCH_FLEET_INSTANCES (the fleet bench: streams per row, default "10,10000"; instances,
  * default "1,3"), BENCH_BM_CONCURRENCY, BENCH_BM_SECONDS and BENCH_BM_HEAP_MB (the batch-memory
  * bench: clients, seconds of load and coordinator heap; default 120, 10 and 192), BENCH_PROTOCOL_ONLY=1
@@ -20,6 +20,7 @@ import { benchConsumer } from './consumer.js';
 import { benchCost } from './cost.js';
 import { benchFleet, FLEET_NAMESPACE, type FleetRow } from './fleet.js';
 import { benchFleetWorker, type FleetWorkerRow } from './fleet-worker.js';
+import { benchHandoff } from './handoff.js';
 import { benchHeartbeats, type HeartbeatBenchRow } from './heartbeat.js';
 import { benchHeartbeatBatch } from './heartbeat-batch.js';
 import { benchLoginStorm } from './login-storm.js';
@@ -230,6 +231,7 @@ async function main(): Promise<void> {
     if (only('heartbeat-batch')) console.log(`\n${await benchHeartbeatBatch(redis.url)}`);
     if (only('producer')) console.log(`\n${await benchProducer(redis.url)}`);
     if (only('consumer')) console.log(`\n${await benchConsumer(redis.url)}`);
+    if (only('handoff')) console.log(`\n${await benchHandoff(redis.url)}`);
     if (only('login')) console.log(`\n${await benchLoginStorm(redis.url)}`);
     if (only('batch-memory')) console.log(`\n${await benchBatchMemory(redis.url)}`);
     if (only('cost')) console.log(`\n${await benchCost(redis.url)}`);
