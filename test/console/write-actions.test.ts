@@ -1,6 +1,6 @@
 /**
- * The console's write forms for a WRITE session (create a stream, scale it) and their absence for
- * a READ one; a finished migration labelled COMPLETED (wire state DEPRECATED); and the links
+ * The console's write forms for a WRITE session (create a stream, scale it, reset its offsets
+ * after a dry run) and their absence for a READ one; a finished migration labelled COMPLETED (wire state DEPRECATED); and the links
  * between the console and the API reference.
  */
 import { join } from 'node:path';
@@ -132,8 +132,58 @@ describe('console > scale a stream (WRITE)', () => {
   });
 });
 
+describe('console > offsets reset (WRITE)', () => {
+  const offsets = async () =>
+    (await fx.call('GET', `/coord/v1/monitoring/streams/${created()}/groups/${created()}/offsets`)).body
+      .shards as Array<{ lag: number | null }>;
+
+  it('answers a dry run per shard, writes nothing, and executes only what the dry run showed', async () => {
+    for (let i = 0; i < 5; i++) await fx.redis.xadd(`${created()}:0`, '*', 'payload', `r${i}`);
+    for (let i = 0; i < 2; i++) await fx.redis.xadd(`${created()}:1`, '*', 'payload', `r${i}`);
+    expect((await offsets()).map((s) => s.lag)).toEqual([5, 2, 0]);
+    await page.goto(`${fx.url}/console/streams/${created()}/groups/${created()}`);
+    await waitForView(page, 'group');
+    expect(await page.evaluate("document.querySelector('#reset-execute').disabled")).toBe(true);
+
+    await page.select('#reset-to', 'latest');
+    await typeInto(page, '#reset-reason', 'skip the backlog from the console test');
+    await page.click('#reset-dry-run');
+    await waitFor(page, "document.querySelector('#reset-result .alert')", 'the dry run');
+    expect(await textOf(page, '#reset-result .alert')).toBe(
+      'Dry run (nothing written): the reset would skip 7 and replay 0 record(s) on 3 shard(s).',
+    );
+    expect(await textOf(page, 'tr[data-reset-shard="0"] .skipped')).toBe('5');
+    expect((await offsets()).map((s) => s.lag)).toEqual([5, 2, 0]);
+    await screenshot(page, join(shots, '17-offsets-reset-dry-run.png'));
+
+    // A change after the dry run takes Execute away until the next dry run.
+    await typeInto(page, '#reset-shards', '0');
+    expect(await page.evaluate("document.querySelector('#reset-execute').disabled")).toBe(true);
+    await typeInto(page, '#reset-shards', '');
+    await page.click('#reset-dry-run');
+    await waitFor(page, "!document.querySelector('#reset-execute').disabled", 'Execute after the dry run');
+    await page.click('#reset-execute');
+    await waitFor(page, "document.querySelector('#reset-result .alert.ok')", 'the reset');
+    expect(await textOf(page, '#reset-result .alert')).toBe(
+      'Reset done: the group skips 7 and replays 0 record(s) on 3 shard(s).',
+    );
+    expect((await offsets()).map((s) => s.lag)).toEqual([0, 0, 0]);
+    expect(await page.evaluate("document.querySelector('#reset-execute').disabled")).toBe(true);
+  });
+
+  it('shows the refusal while members of the group hold leases', async () => {
+    await page.goto(`${fx.url}/console/streams/${fx.p}/groups/${fx.p}`);
+    await waitForView(page, 'group');
+    await page.click('#reset-dry-run');
+    await waitFor(page, "document.querySelector('#reset-result .alert')", 'the refusal');
+    expect(await textOf(page, '#reset-result')).toMatch(/^Dry run refused: 409 GROUP_HAS_ACTIVE_MEMBERS/);
+    expect(await page.evaluate("document.querySelector('#reset-execute').disabled")).toBe(true);
+    expect(problemsOf(page)).toEqual([]);
+  });
+});
+
 describe('console > READ session', () => {
-  it('offers neither create nor scale, and says why', async () => {
+  it('offers no create, scale or offsets reset, and says why', async () => {
     const tab = await openPage(browser);
     try {
       await tab.goto(
@@ -146,6 +196,7 @@ describe('console > READ session', () => {
       await waitForView(tab, 'group');
       expect(await textOf(tab, '#scale')).toBe('Scaling the stream needs the WRITE role.');
       expect(await tab.evaluate("document.querySelector('#scale-submit')")).toBeNull();
+      expect(await textOf(tab, '#offsets-reset')).toBe('Resetting offsets needs the WRITE role.');
     } finally {
       await tab.close();
     }

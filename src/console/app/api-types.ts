@@ -8,6 +8,7 @@ import type {
   StreamShardOffsetJson,
   StreamShardOffsetsJson,
 } from '../../http/monitoring-views.js';
+import type { OffsetsResetBody, OffsetsResetResponseJson } from '../../http/offsets-reset-schemas.js';
 import type {
   AssignmentsResponseJson,
   GroupResponseJson,
@@ -32,6 +33,8 @@ export type {
   MembersResponseJson,
   MigrationJson,
   MigrationsResponseJson,
+  OffsetsResetBody,
+  OffsetsResetResponseJson,
   SessionResponseJson,
   StreamMessageRecordJson,
   StreamShardOffsetJson,

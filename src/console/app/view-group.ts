@@ -9,6 +9,7 @@ import { admin } from './client.js';
 import { fill, h } from './dom.js';
 import { fmtNum } from './format.js';
 import type { GroupData } from './group-data.js';
+import { offsetsResetForm } from './offsets-reset.js';
 import type { RollbackUi } from './rollback.js';
 import { BASE, groupLabel, link, messagesHref } from './router.js';
 import type { View } from './shell.js';
@@ -84,6 +85,11 @@ export function groupView(r: { p: string; g: string }): View {
       'Scale the stream',
       'POST /coord/v1/streams/{prefix}/scale · WRITE',
       h('div', { class: 'panel-body' }, scale.el),
+    ),
+    panel(
+      'Reset offsets',
+      'replay or skip records: POST …/offsets/reset · WRITE',
+      h('div', { class: 'panel-body' }, offsetsResetForm(r.p, r.g)),
     ),
   ]);
   return {
