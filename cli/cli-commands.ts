@@ -155,11 +155,27 @@ const repair: ApiCommand = async (args, cl, ctx, api) => {
   return EXIT.OK;
 };
 
+/**
+ * The server's own maximum (`maxShardCount` of the compatibility view), checked before the scale
+ * is sent; a server that does not say (an older one, the reference, a role without READ) decides
+ * alone.
+ */
+async function refuseAboveServerLimit(api: CliClient, n: number): Promise<void> {
+  const max = await api.compatibility().then(
+    (c) => (c as { maxShardCount?: unknown }).maxShardCount,
+    () => undefined,
+  );
+  if (typeof max === 'number' && n > max) {
+    throw usageError(`<n> must be at most ${max}, the coordinator's COORDINATOR_MAX_SHARD_COUNT (got ${n})`);
+  }
+}
+
 const scale: ApiCommand = async (args, cl, ctx, api) => {
   allowOnly(cl.values, ['reason', 'requested-by', 'group'], 'scale');
   const [p, n] = positionals(args, ['prefix', 'n'], 'scale <prefix> <n> --reason R [--group G]');
   const targetShardCount = intArgument(n!, 'n', 0, MAX_SHARDS);
   const body = { targetShardCount, requestedBy: requestedBy(cl), reason: requireReason(cl, 'scale') };
+  await refuseAboveServerLimit(api, targetShardCount);
   const group = cl.values.group;
   if (group) {
     const res = await api.scaleGroup(p!, group, body);

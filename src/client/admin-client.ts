@@ -14,6 +14,7 @@ import type { OffsetsResetBody, OffsetsResetResponseJson } from '../http/offsets
 import type { groupLagResponseSchema } from '../http/openapi-monitoring-responses.js';
 import type {
   AssignmentsResponseJson,
+  CompatibilityResponseJson,
   CreateStreamBody,
   DeleteGroupBody,
   DeleteStreamBody,
@@ -113,6 +114,11 @@ export class AdminClient {
   /** `GET /monitoring/health`. */
   health(): Promise<HealthResponseJson> {
     return this.call('GET', ['monitoring', 'health']);
+  }
+
+  /** `GET /monitoring/compatibility`: protocol versions, timing defaults and the server's limits. */
+  compatibility(): Promise<CompatibilityResponseJson> {
+    return this.call('GET', ['monitoring', 'compatibility']);
   }
 
   /** `GET /monitoring/groups`: one page of groups in (stream, group) order, with `nextCursor`. */

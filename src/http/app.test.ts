@@ -444,6 +444,7 @@ describe('http > monitoring', () => {
       ],
       capabilities: ['BATCH_HEARTBEAT'],
       heartbeatBatchMaxItems: 64,
+      maxShardCount: 1024,
     });
   });
 

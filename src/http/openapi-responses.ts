@@ -256,6 +256,10 @@ export const compatibilityResponseSchema = z.object({
   ),
   capabilities: capabilitiesSchema,
   heartbeatBatchMaxItems: z.int().min(0).describe('items one batched heartbeat may carry (0: no batching)'),
+  maxShardCount: z
+    .int()
+    .min(1)
+    .describe('the largest shard count a create or scale may ask for (COORDINATOR_MAX_SHARD_COUNT)'),
 });
 
 /** `/monitoring/session`. */

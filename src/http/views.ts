@@ -51,7 +51,7 @@ import { HEARTBEAT_BATCH_MAX_ITEMS } from './schemas.js';
 /** The timings and switches every answer that states them reads. */
 type AnswerConfig = Pick<
   CoordinatorConfig,
-  'heartbeatIntervalMs' | 'rebalanceTimeoutMs' | 'memberLeaseTtlMs' | 'batchHeartbeats'
+  'heartbeatIntervalMs' | 'rebalanceTimeoutMs' | 'memberLeaseTtlMs' | 'batchHeartbeats' | 'maxShardCount'
 >;
 
 /** The additive extensions this configuration serves (none when batching is switched off). */
@@ -374,5 +374,6 @@ export function compatibilityView(config: AnswerConfig): CompatibilityResponseJs
     ],
     capabilities: capabilitiesOf(config),
     heartbeatBatchMaxItems: config.batchHeartbeats ? HEARTBEAT_BATCH_MAX_ITEMS : 0,
+    maxShardCount: config.maxShardCount,
   };
 }

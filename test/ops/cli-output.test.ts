@@ -160,8 +160,11 @@ describe('cli > limits from the server', () => {
       cli(['streams', 'create', uniquePrefix('big'), '--shards', '65']),
       cli(['scale', p, '20000', '--reason', 'far too many']),
     ]);
-    expect(scale.code).toBe(2);
-    expect(scale.stderr).toMatch(/^error: HTTP 400 INVALID_REQUEST: <n>: must be at most 64$/m);
+    // The CLI reads the maximum from the compatibility view and refuses before sending.
+    expect(scale.code).toBe(1);
+    expect(scale.stderr).toContain(
+      "<n> must be at most 64, the coordinator's COORDINATOR_MAX_SHARD_COUNT (got 100)",
+    );
     expect(create.code).toBe(2);
     expect(create.stderr).toMatch(/^error: HTTP 400 INVALID_REQUEST: --shards: must be at most 64$/m);
     // Beyond what the protocol allows any coordinator, refused before anything is sent.

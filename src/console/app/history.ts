@@ -8,7 +8,7 @@
  * `entries-read`; produced = growth of `entries-read + lag` (the entries ever added).
  */
 
-/** How far back the history reaches (docs/console.md#group). */
+/** How far back the history reaches (docs/console.md#pages). */
 export const HISTORY_WINDOW_MS = 15 * 60 * 1000;
 
 /** At most this many samples per group, whatever the refresh rate. */
