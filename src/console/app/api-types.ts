@@ -11,6 +11,7 @@ import type {
 import type { OffsetsResetBody, OffsetsResetResponseJson } from '../../http/offsets-reset-schemas.js';
 import type {
   AssignmentsResponseJson,
+  ConsumerShardProgressJson,
   GroupResponseJson,
   GroupRowJson,
   GroupsResponseJson,
@@ -24,6 +25,7 @@ import type {
 
 export type {
   AssignmentsResponseJson,
+  ConsumerShardProgressJson,
   GrafanaMessageRowJson,
   GroupResponseJson,
   GroupRowJson,

@@ -7,10 +7,12 @@ import { loadItem, PAUSED_KEY, takeFragmentToken } from './storage.js';
 import { groupView } from './view-group.js';
 import { groupsView } from './view-groups.js';
 import { messagesView } from './view-messages.js';
+import { pendingView } from './view-pending.js';
 
 VIEWS.groups = groupsView;
 VIEWS.group = groupView;
 VIEWS.messages = messagesView;
+VIEWS.pending = pendingView;
 VIEWS.missing = missingView;
 
 listenForNavigation();

@@ -14,6 +14,7 @@ export type Route =
   | { name: 'login' }
   | { name: 'group'; p: string; g: string }
   | { name: 'messages'; p: string; g: string; shard: string | null; direction: string | null }
+  | { name: 'pending'; p: string; g: string }
   | { name: 'missing' };
 
 /** `/console/a/b?q` from path segments (encoded) and a query. */
@@ -39,6 +40,11 @@ export function messagesHref(p: string, g: string, shard: number | null): string
     ['streams', p, 'groups', g, 'messages'],
     shard === null || shard === undefined ? null : { shard: String(shard) },
   );
+}
+
+/** The pending page's address. */
+export function pendingHref(p: string, g: string): string {
+  return consoleHref(['streams', p, 'groups', g, 'pending']);
 }
 
 /** A link the console follows itself (no page load). */
@@ -69,6 +75,7 @@ export function parseRoute(): Route {
     if (parts.length === 5 && fifth === 'messages') {
       return { name: 'messages', p, g, shard: q.get('shard'), direction: q.get('direction') };
     }
+    if (parts.length === 5 && fifth === 'pending') return { name: 'pending', p, g };
   }
   return { name: 'missing' };
 }

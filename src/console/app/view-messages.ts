@@ -11,7 +11,7 @@ import { admin } from './client.js';
 import { fill, h } from './dom.js';
 import { fmtNum, shardIndexOf } from './format.js';
 import { mergedRecord, recordHeaders, recordRow, type ShownRecord, shardRecord } from './message-rows.js';
-import { BASE, consoleHref, groupHref, groupLabel } from './router.js';
+import { BASE, consoleHref, groupHref, groupLabel, link, pendingHref } from './router.js';
 import { refreshNow, type View } from './shell.js';
 import { consumableOf } from './view-shards.js';
 import { alertBox, mono, panel, table } from './widgets.js';
@@ -229,10 +229,10 @@ export function messagesView(r: {
     ],
     el: h('div', null, [
       h('h1', null, ['Messages of ', mono(r.p), h('span', { class: 'muted', text: ' / ' }), mono(r.g)]),
-      h('p', {
-        class: 'subtitle',
-        text: 'Read-only paging with XRANGE / XREVRANGE: browsing never moves the consumer group.',
-      }),
+      h('p', { class: 'subtitle' }, [
+        'Read-only paging with XRANGE / XREVRANGE: browsing never moves the consumer group. ',
+        link(pendingHref(r.p, r.g), 'Pending entries', 'pending-link'),
+      ]),
       panel(
         'Messages',
         'one shard, or all consumable shards merged by record id',
