@@ -1,7 +1,8 @@
 /**
  * The group page's lag and throughput charts (uPlot, bundled) and its error states: the charts
- * fill from the page's own reads, records/s follow a burst of writes and reads, and a group the
- * coordinator does not know ends every panel's loading state with the error.
+ * (totals and lag per shard) fill from the page's own reads, records/s follow a burst of writes
+ * and reads, and a group the coordinator does not know ends every panel's loading state with the
+ * error.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,6 +56,12 @@ describe('console > lag and throughput charts', () => {
     expect(await attr('data-last-consumed')).toBe('0');
     expect(await textOf(page, '#chart-lag .u-legend')).toContain('Lag');
     expect(await textOf(page, '#chart-rate .u-legend')).toContain('Consumed');
+    // One line per shard (four: all drawn), labelled by shard index.
+    expect(await evaluate<number>(page, "document.querySelectorAll('#chart-shards canvas').length")).toBe(1);
+    expect(await evaluate<string>(page, "document.querySelector('#chart-shards').dataset.shards")).toBe(
+      '0,1,2,3',
+    );
+    expect(await textOf(page, '#chart-shards .u-legend')).toMatch(/:0[\s\S]*:3/);
   });
 
   it('shows a burst of writes and reads as records/s', async () => {

@@ -10,6 +10,7 @@ import {
   type LagSample,
   ratesBetween,
   sampleOf,
+  shardLagColumns,
 } from '../../src/console/app/history.js';
 
 /** A sample at `at` ms whose shards have [entriesRead, lag] as given. */
@@ -77,5 +78,31 @@ describe('console history > records/s', () => {
       [null, 3],
       [null, 3],
     ]);
+  });
+});
+
+describe('console history > lag per shard', () => {
+  it("draws every shard's lag at every read, a gap where a shard was unknown", () => {
+    const cols = shardLagColumns([
+      sample(0, { 0: [0, 4], 1: [0, 2] }),
+      sample(1000, { 0: [0, 5], 1: [0, null], 2: [0, 7] }),
+    ]);
+    expect(cols.shards).toEqual([0, 1, 2]);
+    expect(cols.data).toEqual([
+      [0, 1],
+      [4, 5],
+      [2, null],
+      [null, 7],
+    ]);
+  });
+
+  it('draws only the shards with the most lag now when there are more than it may draw', () => {
+    const now = sample(0, { 0: [0, 1], 1: [0, 9], 2: [0, null], 3: [0, 9], 4: [0, 5] });
+    expect(shardLagColumns([now], 3).shards).toEqual([1, 3, 4]);
+    expect(shardLagColumns([now], 5).shards).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('draws nothing before the first read', () => {
+    expect(shardLagColumns([])).toEqual({ shards: [], data: [[]] });
   });
 });

@@ -110,3 +110,35 @@ export function chartColumns(history: readonly LagSample[]): ChartColumns {
     rate: [xs, produced, consumed],
   };
 }
+
+/** Most shards the per-shard chart draws: a line per shard stays readable up to about this many. */
+export const SHARD_LINES_MAX = 8;
+
+/** The per-shard lag chart's data: the shards drawn, in index order, and uPlot's columns. */
+export interface ShardLagColumns {
+  shards: number[];
+  /** x in seconds, then each drawn shard's lag at every sample (null: unknown or not a shard then). */
+  data: Array<Array<number | null>>;
+}
+
+/**
+ * Lag per shard over the history, for the shards of the newest sample: all of them up to `max`,
+ * else the `max` with the most lag now (ties: lower index), so a backlog building on one shard
+ * stays in sight whatever the shard count.
+ */
+export function shardLagColumns(history: readonly LagSample[], max = SHARD_LINES_MAX): ShardLagColumns {
+  const last = history[history.length - 1];
+  if (!last) return { shards: [], data: [[]] };
+  const lagNow = (i: number) => last.shards.get(i)?.lag ?? -1;
+  const shards = [...last.shards.keys()]
+    .sort((a, b) => lagNow(b) - lagNow(a) || a - b)
+    .slice(0, max)
+    .sort((a, b) => a - b);
+  return {
+    shards,
+    data: [
+      history.map((s) => s.at / 1000),
+      ...shards.map((i) => history.map((s) => s.shards.get(i)?.lag ?? null)),
+    ],
+  };
+}
