@@ -76,8 +76,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     // Here rather than before the route: answers built by the error handlers replace the response.
     c.res.headers.set('x-request-id', c.get('requestId'));
     // Error bodies carry it too, so a pasted error leads to its log lines.
-    const tagged = await withRequestId(c.res, c.get('requestId'));
-    if (tagged) c.res = tagged;
+    if (c.res.status >= 400) {
+      const tagged = await withRequestId(c.res, c.get('requestId'));
+      if (tagged) c.res = tagged;
+    }
     const status = c.res.status;
     d.log(accessLevel(c.req.path, status), 'request', {
       requestId: c.get('requestId'),
