@@ -1,6 +1,7 @@
 /**
- * The pending page: per consumable shard what Redis holds delivered and not acknowledged (count,
- * oldest id and age) and which members report on it; per member what it last reported holding;
+ * The pending page, reached from the group page and the message browser: per consumable shard
+ * what Redis holds delivered and not acknowledged (count, oldest id and age, also on the group
+ * page's tiles) and which members report on it; per member what it last reported holding;
  * draining shards still listed (docs/protocol.md#resharding); an unknown group shows its error.
  */
 import { join } from 'node:path';
@@ -72,11 +73,24 @@ describe('console > pending entries', () => {
     const [a, b] = fx.members as [ConsoleFixture['members'][number], ConsoleFixture['members'][number]];
     await report(a, 3);
     await report(b, 0);
+    const pendingUrl = `${fx.url}/console/streams/${fx.p}/groups/${fx.p}/pending`;
     await page.goto(`${fx.url}/console/streams/${fx.p}/groups/${fx.p}/messages`);
     await waitForView(page, 'messages');
-    await page.click('a.pending-link');
+    expect(await evaluate<string>(page, "document.querySelector('a.pending-link').href")).toBe(pendingUrl);
+    await page.goto(`${fx.url}/console/streams/${fx.p}/groups/${fx.p}`);
+    await waitForView(page, 'group');
+    expect(await evaluate<string>(page, "document.querySelector('a.pending-link').href")).toBe(pendingUrl);
+    // The tiles tell how old the oldest pending entry is, where there is one.
+    expect(await textOf(page, '.shard[data-shard="0"] .oldest-pending')).toMatch(/ s$/);
+    expect(
+      await evaluate<number>(
+        page,
+        'document.querySelectorAll(\'.shard[data-shard="1"] .oldest-pending\').length',
+      ),
+    ).toBe(0);
+    await page.click('.shard[data-shard="0"] a.pending-count');
     await waitForView(page, 'pending');
-    expect(page.url()).toBe(`${fx.url}/console/streams/${fx.p}/groups/${fx.p}/pending`);
+    expect(page.url()).toBe(pendingUrl);
     expect(await shardRows()).toEqual(['0', '1', '2', '3']);
     // The fixture's raw reader read 6 records of shard 0 and acknowledged the first 4.
     expect(await cell(0, 'pending-count')).toBe('2');

@@ -1,6 +1,7 @@
 /**
  * What the group view loads on every refresh, shared by its panels (shards, members, migration).
  */
+import type { GroupLagJson } from '../../client/admin-client.js';
 import type { Optional } from './api.js';
 import type {
   AssignmentsResponseJson,
@@ -19,6 +20,8 @@ export interface GroupData {
   assignments: Optional<AssignmentsResponseJson | null>;
   offsets: Optional<StreamShardOffsetsJson | null>;
   migrations: Optional<MigrationsResponseJson | null>;
+  /** `GET …/lag`: also the age of each shard's oldest pending entry. */
+  lag: Optional<GroupLagJson | null>;
   migrationBody: HTMLElement;
 }
 

@@ -11,7 +11,7 @@ import { fmtNum } from './format.js';
 import type { GroupData } from './group-data.js';
 import { offsetsResetForm } from './offsets-reset.js';
 import type { RollbackUi } from './rollback.js';
-import { BASE, groupLabel, link, messagesHref } from './router.js';
+import { BASE, groupLabel, link, messagesHref, pendingHref } from './router.js';
 import type { View } from './shell.js';
 import { scaleForm } from './stream-actions.js';
 import { groupCharts } from './view-charts.js';
@@ -73,6 +73,8 @@ export function groupView(r: { p: string; g: string }): View {
       mono(r.p),
       '. ',
       link(messagesHref(r.p, r.g, null), 'Browse messages', 'messages-link'),
+      ' · ',
+      link(pendingHref(r.p, r.g), 'Pending entries', 'pending-link'),
     ]),
     failure,
     cards,
@@ -116,6 +118,7 @@ export function groupView(r: { p: string; g: string }): View {
         assignments,
         offsets,
         migrations,
+        lag,
         migrationBody,
       };
       fill(failure, null);

@@ -1,7 +1,7 @@
 /**
  * The shard ownership grid of a group: one tile per consumable shard with its target and
- * current owners, pending/revoking flags, lag and pending from `/offsets`, and removed
- * (draining) shards marked.
+ * current owners, pending/revoking flags, lag and pending from `/offsets` (the count links to the
+ * pending page), the oldest pending entry's age from `/lag`, and removed (draining) shards marked.
  */
 import { describeError } from './api.js';
 import type {
@@ -12,9 +12,9 @@ import type {
   StreamShardOffsetsJson,
 } from './api-types.js';
 import { append, type Child, fill, h } from './dom.js';
-import { fmtNum, range, shardIndexOf, shardList } from './format.js';
+import { fmtDuration, fmtNum, range, shardIndexOf, shardList } from './format.js';
 import { type GroupData, LIVE_OWNER } from './group-data.js';
-import { link, messagesHref } from './router.js';
+import { link, messagesHref, pendingHref } from './router.js';
 import { alertBox, badge, idChips, mono } from './widgets.js';
 
 /** A removed shard as a tile shows it. */
@@ -34,6 +34,8 @@ interface ShardRow {
   unassigned: boolean;
   removed: RemovedMark | null;
   offsets: StreamShardOffsetJson | null;
+  /** Age of the oldest entry delivered and not acknowledged (ms), null when none or unknown. */
+  oldestPendingMs: number | null;
 }
 
 // member -> [shard] into shard -> [member].
@@ -72,6 +74,7 @@ function shardRows(
   assignments: AssignmentsResponseJson | null,
   members: MembersResponseJson | null,
   offsets: StreamShardOffsetsJson | null,
+  oldestPending: ReadonlyMap<number, number>,
 ): ShardRow[] {
   let live: ((id: string) => boolean) | null = null;
   if (members) {
@@ -111,11 +114,13 @@ function shardRows(
       unassigned: assignments ? target.length === 0 : false,
       removed: removed[i] || (o?.removed ? { state: 'DRAINING', reason: null } : null),
       offsets: o,
+      oldestPendingMs: oldestPending.get(i) ?? null,
     };
   });
 }
 
 function shardTile(row: ShardRow, p: string, g: string): HTMLDivElement {
+  const oldest = row.oldestPendingMs;
   const flags: Node[] = [];
   if (row.removed) flags.push(badge('REMOVED · ' + (row.removed.state || 'DRAINING'), 'bad'));
   if (row.pending) flags.push(badge('PENDING', 'warn'));
@@ -135,7 +140,11 @@ function shardTile(row: ShardRow, p: string, g: string): HTMLDivElement {
     ['Current', idChips(row.current)],
     row.revoking.length ? ['Revoking', idChips(row.revoking)] : null,
     ['Lag', h('span', { class: 'lag', text: lagText })],
-    ['Pending', h('span', { class: 'pending-count', text: o ? fmtNum(o.pendingCount) : '—' })],
+    // Who holds them and since when: the pending page.
+    ['Pending', link(pendingHref(p, g), o ? fmtNum(o.pendingCount) : '—', 'pending-count')],
+    oldest === null
+      ? null
+      : ['Oldest pending', h('span', { class: 'oldest-pending', text: fmtDuration(oldest) })],
     ['Length', o ? fmtNum(o.streamLength) : '—'],
     ['Last id', o?.lastRecordId ? mono(o.lastRecordId) : h('span', { class: 'muted', text: '—' })],
     row.removed?.reason ? ['Why', h('span', { class: 'small', text: row.removed.reason })] : null,
@@ -154,7 +163,11 @@ function shardTile(row: ShardRow, p: string, g: string): HTMLDivElement {
 
 /** The grid with its legend (and notes on what could not be read). */
 export function renderShardGrid(body: HTMLElement, ctx: GroupData): void {
-  const rows = shardRows(ctx.group, ctx.assignments.data, ctx.members.data, ctx.offsets.data);
+  const oldest = new Map<number, number>();
+  for (const s of ctx.lag.data?.shards || []) {
+    if (s.pending > 0 && s.oldestPendingAgeMs !== null) oldest.set(s.shardIndex, s.oldestPendingAgeMs);
+  }
+  const rows = shardRows(ctx.group, ctx.assignments.data, ctx.members.data, ctx.offsets.data, oldest);
   const notes: Node[] = [];
   if (ctx.offsets.error) {
     notes.push(alertBox('Lag and pending are unavailable: ' + describeError(ctx.offsets.error), 'warn'));
