@@ -139,6 +139,7 @@ describe('console > pending entries', () => {
     for (const panel of ['#pending-shards', '#pending-owners']) {
       expect(await textOf(page, panel)).toContain('GROUP_NOT_FOUND');
     }
+    await screenshot(page, join(shots, '19-pending-unknown-group.png'));
     expect(problemsOf(page)).toEqual([]);
   });
 });

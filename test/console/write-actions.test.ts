@@ -197,6 +197,7 @@ describe('console > READ session', () => {
       expect(await textOf(tab, '#scale')).toBe('Scaling the stream needs the WRITE role.');
       expect(await tab.evaluate("document.querySelector('#scale-submit')")).toBeNull();
       expect(await textOf(tab, '#offsets-reset')).toBe('Resetting offsets needs the WRITE role.');
+      await screenshot(tab, join(shots, '20-read-session-group.png'));
     } finally {
       await tab.close();
     }
@@ -210,6 +211,7 @@ describe('console > API reference', () => {
     await page.click('#api-docs');
     await waitFor(page, "document.querySelectorAll('details.op').length > 0", 'the API reference');
     expect(await page.evaluate('location.pathname')).toBe('/coord/v1/docs');
+    await screenshot(page, join(shots, '21-api-reference.png'));
     await page.click('header a.v');
     await waitForView(page, 'groups');
     expect(await page.evaluate('location.pathname')).toBe('/console');
