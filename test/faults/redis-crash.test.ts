@@ -23,7 +23,7 @@ function report(name: string, r: RedisFaultResult): void {
 }
 
 function expectInvariants(r: RedisFaultResult): void {
-  const why = `${describeFindings(r)}\n${r.log.join('\n')}`;
+  const why = `${describeFindings(r)}\n${r.log.join('\n')}\n${r.trace.join('\n')}`;
   expect(r.published, why).toBeGreaterThan(0);
   expect(r.lost, why).toEqual([]);
   expect(r.overlaps, why).toEqual([]);

@@ -146,3 +146,38 @@ export function describeFindings(f: Findings): string {
     1,
   );
 }
+
+/**
+ * What both members of each overlap did around it (their consumer lines, and every coordinator
+ * line naming either), in time order — so a failure can be read without a rerun.
+ */
+export function overlapTrace(
+  overlaps: Findings['overlaps'],
+  consumerLines: ChildLine[],
+  coordinatorLines: Array<Record<string, unknown>>,
+): string[] {
+  const out: string[] = [];
+  for (const [x, y] of overlaps.slice(0, 2)) {
+    const from = Math.min(x.start, y.start) - 3000;
+    const to = Math.max(x.end, y.end) + 500;
+    const members = new Set([x.member, y.member]);
+    const rows: Array<[number, string]> = [];
+    for (const l of consumerLines) {
+      if (!members.has(l.m)) continue;
+      if (l.t === 'h' && l.s !== x.shard) continue;
+      const at = Number(l.at ?? l.start ?? 0);
+      const end = l.t === 'o' && l.end !== null ? Number(l.end) : at;
+      if (end >= from && at <= to) rows.push([at, `consumer ${JSON.stringify(l)}`]);
+    }
+    for (const l of coordinatorLines) {
+      const text = JSON.stringify(l);
+      if (![...members].some((m) => text.includes(m))) continue;
+      const at = Date.parse(String(l.ts));
+      if (at >= from && at <= to) rows.push([at, `coordinator ${text.slice(0, 400)}`]);
+    }
+    rows.sort((a, b) => a[0] - b[0]);
+    out.push(`overlap on shard ${x.shard}: ${x.member} / ${y.member}`);
+    for (const [at, text] of rows) out.push(`  ${at} ${text}`);
+  }
+  return out;
+}

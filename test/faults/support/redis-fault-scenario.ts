@@ -6,7 +6,7 @@
  */
 import { uniquePrefix } from '../../support/redis.js';
 import { call, migrationState, must, type ReadLoad, scale, sleep, startReadLoad, waitUntil } from './http.js';
-import { check, type Findings } from './invariants.js';
+import { check, type Findings, overlapTrace } from './invariants.js';
 import { startKillableRedis } from './killable-redis.js';
 import {
   type Coordinator,
@@ -34,6 +34,8 @@ export interface RedisFaultResult extends Findings {
   /** The last non-2xx answer of the read load, relative to Redis back (negative: before). */
   lastNon2xxMs: number | null;
   log: string[];
+  /** Both members' lines around each overlap (empty when none). */
+  trace: string[];
 }
 
 const COUNT = 400;
@@ -45,7 +47,7 @@ export const GRACE_MS = 2000;
 export async function runRedisFault(fault: RedisFault): Promise<RedisFaultResult> {
   const t0 = Date.now();
   const log: string[] = [];
-  const note = (m: string) => log.push(`${((Date.now() - t0) / 1000).toFixed(1)}s ${m}`);
+  const note = (m: string) => log.push(`${((Date.now() - t0) / 1000).toFixed(1)}s (${Date.now()}) ${m}`);
   const redis = await startKillableRedis();
   const ns = uniquePrefix('ns');
   const p = uniquePrefix('rf');
@@ -169,6 +171,11 @@ export async function runRedisFault(fault: RedisFault): Promise<RedisFaultResult
       migrationDoneMs: migrationDoneAt - backAt,
       lastNon2xxMs: last,
       log,
+      trace: overlapTrace(
+        findings.overlaps,
+        [a, b].flatMap((c) => c.lines),
+        coords.flatMap((c) => c.lines),
+      ),
     };
   } catch (err) {
     const tails = children.map((c) => `${c.name}: ${c.stderr().slice(-1500)}`).join('\n');
