@@ -65,6 +65,16 @@ describe('member protocol > requests', () => {
     expect(new MemberProtocol('m0', options).request(report, 'x')).not.toHaveProperty('memberInstanceId');
   });
 
+  it('numbers its requests beside the instance id, so the coordinator can tell a late one', () => {
+    const m = new MemberProtocol('m0', options, 'c0ffee00c0ffee00');
+    const seqs = [m.request(report, 'x'), m.request(report, 'x'), m.leaveRequest([], 'x')].map(
+      (b) => b.requestSeq,
+    );
+    expect(seqs).toEqual([1, 2, 3]);
+    // Without an instance id a sequence means nothing to the coordinator: none is sent.
+    expect(new MemberProtocol('m0', options).request(report, 'x')).not.toHaveProperty('requestSeq');
+  });
+
   it('forgets its epoch and assignment when its member id is refused, so it reads nothing', () => {
     const m = new MemberProtocol('m0', options, 'c0ffee00c0ffee00');
     m.apply(answer({ assignedShards: [0] }), Date.now(), none, none);

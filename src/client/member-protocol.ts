@@ -286,9 +286,10 @@ export class MemberProtocol {
 
   private body(epoch: number, r: LocalReport, nowIso: string, leaving: boolean): Record<string, unknown> {
     const max = this.o.maxInFlightPerMember;
+    const seq = ++this.requestSeq;
     return {
       protocolVersion: 1,
-      requestId: `${this.requestPrefix}-${++this.requestSeq}`,
+      requestId: `${this.requestPrefix}-${seq}`,
       memberId: this.memberId,
       memberName: this.memberId,
       memberEpoch: epoch,
@@ -312,8 +313,10 @@ export class MemberProtocol {
         pendingCount: p.pendingCount,
         updatedAt: nowIso,
       })),
-      // Additive field of our coordinator; the reference ignores unknown fields.
-      ...(this.instanceId ? { memberInstanceId: this.instanceId } : {}),
+      // Additive fields of our coordinator; the reference ignores unknown fields. The sequence
+      // lets the coordinator fence a request of ours that arrives after a later one
+      // (docs/protocol.md#request-order): it only means something beside the instance id.
+      ...(this.instanceId ? { memberInstanceId: this.instanceId, requestSeq: seq } : {}),
     };
   }
 }

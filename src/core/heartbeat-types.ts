@@ -29,6 +29,12 @@ export interface HeartbeatInput {
   shardProgress: ShardProgress[];
   /** Our SDK's random token of the sending process (additive field); absent from reference clients. */
   memberInstanceId?: string | null;
+  /**
+   * Our SDK's per-instance request counter (additive field; docs/protocol.md#request-order): a
+   * request older than one already recorded for the same instance is fenced. Absent from
+   * reference clients.
+   */
+  requestSeq?: number | null;
 }
 
 /**

@@ -8,7 +8,7 @@
 
 import { answer, grant, grantNothing, rejected } from './heartbeat-answer.js';
 import type { HeartbeatInput, HeartbeatOutput, RevokeReport } from './heartbeat-types.js';
-import { refuseSharedMemberId, withInstance } from './member-instance.js';
+import { isLateRequest, refuseSharedMemberId, withInstance } from './member-instance.js';
 import { type CorrectionRound, type GroupHeader, isConsumable, type MemberView } from './member-view.js';
 import {
   isLive,
@@ -70,6 +70,10 @@ function decide(
 
   const ctx: Ctx = { view, request, config, now };
   const stored = view.member;
+  // docs/protocol.md#request-order: a copy older than a request this instance already had
+  // recorded describes a past the member has left; like a stale epoch, the request is fenced.
+  if (stored && isLateRequest(stored, request))
+    return unchanged(answer('FENCED_MEMBER_EPOCH', view.header, stored.memberId, stored.memberEpoch));
   if (stored && takesSyncPath(view.header, stored, request)) return syncMetadata(ctx, stored);
 
   const epoch = request.memberEpoch;

@@ -46,9 +46,31 @@ export function refuseSharedMemberId(
   if (isSharedMemberId(stored, request, now)) throw memberIdInUse(request.memberId);
 }
 
-/** `member` carrying the request's instance id (adopted when the record had none, replaced on a rejoin). */
+/**
+ * True when `request` is older than a request of the same instance already recorded in `stored`
+ * (docs/protocol.md#request-order): a copy that outlived the SDK's timeout. Unknown on either
+ * side (no instance id or no sequence) is never late; an equal sequence is a repeat of the latest.
+ */
+export function isLateRequest(stored: MemberRecord | null, request: HeartbeatInput): boolean {
+  const seq = request.requestSeq;
+  if (!stored || typeof seq !== 'number' || stored.lastRequestSeq === undefined) return false;
+  if (!request.memberInstanceId || request.memberInstanceId !== stored.memberInstanceId) return false;
+  return seq < stored.lastRequestSeq;
+}
+
+/**
+ * `member` carrying the request's instance id (adopted when the record had none, replaced on a
+ * rejoin) and, from that instance, its request sequence (never lowered; a new instance starts
+ * from its own, so no other instance's counter is compared with it).
+ */
 export function withInstance(member: MemberRecord, request: HeartbeatInput): MemberRecord {
   const id = request.memberInstanceId;
-  if (!id || member.memberInstanceId === id) return member;
-  return { ...member, memberInstanceId: id };
+  if (!id) return member;
+  const seq = typeof request.requestSeq === 'number' ? request.requestSeq : undefined;
+  const sameInstance = member.memberInstanceId === id;
+  const kept = sameInstance ? member.lastRequestSeq : undefined;
+  const next = seq === undefined ? kept : Math.max(seq, kept ?? seq);
+  if (sameInstance && next === member.lastRequestSeq) return member;
+  const { lastRequestSeq: _, ...rest } = member;
+  return { ...rest, memberInstanceId: id, ...(next === undefined ? {} : { lastRequestSeq: next }) };
 }

@@ -103,6 +103,11 @@ export interface MemberRecord {
    * absent when unknown (reference clients, records written before instance ids).
    */
   memberInstanceId?: string;
+  /**
+   * The highest `requestSeq` that instance sent in a request recorded here (docs/protocol.md#request-order);
+   * absent when unknown (reference clients, older SDKs, records written before it).
+   */
+  lastRequestSeq?: number;
 }
 
 /** An open metadata-correction round (docs/protocol.md#metadata-correction-rounds). */

@@ -178,6 +178,11 @@ export const heartbeatRequestSchema = z.object({
   shardProgress: perShard(shardProgressSchema),
   /** Additive: our SDK's per-process token; a live member's id is refused to another (409 MEMBER_ID_IN_USE). */
   memberInstanceId: memberInstanceIdSchema.nullish(),
+  /**
+   * Additive: our SDK's per-instance request counter (docs/protocol.md#request-order); a request
+   * older than one recorded for the same instance is fenced, not the member.
+   */
+  requestSeq: z.int().min(0).max(Number.MAX_SAFE_INTEGER).nullish(),
 });
 
 /** Most heartbeats one batch may carry (`POST …/groups/{g}/heartbeats`); beyond → 400. */

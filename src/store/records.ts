@@ -30,6 +30,8 @@ const recordSchema = z.object({
   f: z.enum(['BLOCKING', 'RELEASED']).nullable(),
   /** The member's instance id; absent in records written before it existed (= unknown). */
   i: z.string().min(1).optional(),
+  /** The instance's highest recorded request sequence; absent = unknown. */
+  q: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
 });
 
 /** A member record as stored, with the revision compare-and-set writes check. */
@@ -57,6 +59,7 @@ export function encodeMember(rev: number, m: MemberRecord): string {
     f: m.fence,
   };
   if (m.memberInstanceId) json.i = m.memberInstanceId;
+  if (m.lastRequestSeq !== undefined) json.q = m.lastRequestSeq;
   return `${rev}|${JSON.stringify(json)}`;
 }
 
@@ -102,6 +105,7 @@ export function decodeMember(prefix: string, group: string, id: string, text: un
       shardProgress: [],
       fence: d.f,
       ...(d.i === undefined ? {} : { memberInstanceId: d.i }),
+      ...(d.q === undefined ? {} : { lastRequestSeq: d.q }),
     },
   };
 }

@@ -220,4 +220,15 @@ describe('consumer > member ids', () => {
       expect(r.body.message).toContain('memberInstanceId');
     },
   );
+
+  it.each([[-1], [1.5], ['7'], [2 ** 53]])('rejects requestSeq %j with 400 INVALID_REQUEST', async (bad) => {
+    const p = await newStream(stack, 1, 'ids');
+    const r = await post(hbPath(p, 'm0'), {
+      ...heartbeatBody('m0', p, { epoch: 0, mv: 0 }),
+      memberInstanceId: 'inst-1',
+      requestSeq: bad,
+    });
+    expect(r).toMatchObject({ status: 400, body: { errorCode: 'INVALID_REQUEST' } });
+    expect(r.body.message).toContain('requestSeq');
+  });
 });

@@ -27,6 +27,8 @@ export interface HbSpec {
   capacity?: { max: number; available: number };
   /** `memberInstanceId` (our SDK's per-process token); absent like a reference client. */
   instance?: string;
+  /** `requestSeq` (our SDK's per-instance request counter); absent like a reference client. */
+  seq?: number;
 }
 
 /** Builds a heartbeat request for member `id` of stream `prefix`. */
@@ -57,6 +59,7 @@ export function hb(id: string, spec: HbSpec, prefix = 'orders'): HeartbeatInput 
       updatedAt: null,
     })),
     ...(spec.instance === undefined ? {} : { memberInstanceId: spec.instance }),
+    ...(spec.seq === undefined ? {} : { requestSeq: spec.seq }),
   };
 }
 

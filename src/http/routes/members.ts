@@ -90,6 +90,7 @@ export function toHeartbeatInput(body: HeartbeatRequestBody, pathMemberId: strin
     })),
     // Absent for reference clients, whose input stays exactly what it always was.
     ...(body.memberInstanceId ? { memberInstanceId: body.memberInstanceId } : {}),
+    ...(typeof body.requestSeq === 'number' ? { requestSeq: body.requestSeq } : {}),
   };
 }
 
