@@ -8,8 +8,10 @@
  * dropped (reported to `onLost`), left pending for the owner — unless an earlier send whose
  * outcome was unknown got through while the shard was still this member's (`inDoubt`).
  */
+import { unlessAbandoned } from './consumer-abandon.js';
 import { OwnershipLostError } from './consumer-errors.js';
-import type { ConsumerRedis } from './consumer-redis.js';
+import type { ConsumerClient, ConsumerRedis } from './consumer-redis.js';
+import type { StreamEntry } from './consumer-replies.js';
 
 /** Attempts per ack write before its ids are given up. */
 const MAX_ATTEMPTS = 5;
@@ -177,4 +179,45 @@ export class AckBuffer {
       }
     }
   }
+}
+
+/** What `readNewWithAcks` reads with. */
+export interface AckedRead {
+  redis: ConsumerRedis;
+  acks: AckBuffer;
+  /** The reader's dedicated connection. */
+  conn: ConsumerClient;
+  key: string;
+  consumer: string;
+  count: number;
+  blockMs: number;
+  /** Aborted when the read loop stops waiting for Redis. */
+  giveUp: AbortSignal;
+}
+
+/**
+ * Reads new entries of a shard; the acks waiting by now ride just before the read, on its
+ * connection. Rejects as soon as the loop gives up waiting for Redis (then the acks go out the
+ * ordinary way: whether they got through is unknown, and XACK is idempotent).
+ */
+export async function readNewWithAcks(a: AckedRead): Promise<StreamEntry[]> {
+  const what = `XREADGROUP ${a.key}`;
+  const ride = a.acks.takeForRead();
+  if (!ride)
+    return unlessAbandoned(a.redis.readNew(a.conn, a.key, a.consumer, a.count, a.blockMs), a.giveUp, what);
+  let r: Awaited<ReturnType<ConsumerRedis['ackAndReadNew']>>;
+  try {
+    r = await unlessAbandoned(
+      a.redis.ackAndReadNew(a.conn, a.key, a.consumer, a.count, a.blockMs, ride.ids),
+      a.giveUp,
+      what,
+    );
+  } catch (err) {
+    ride.requeue();
+    throw err;
+  }
+  if (r.ackError) ride.failed(r.ackError);
+  else ride.written();
+  if (r.read instanceof Error) throw r.read;
+  return r.read;
 }

@@ -13,7 +13,7 @@
  * for a bounded time (unconfirmed, their records stay pending and are delivered again).
  */
 import { unlessAbandoned } from './consumer-abandon.js';
-import { AckBuffer } from './consumer-acks.js';
+import { AckBuffer, readNewWithAcks } from './consumer-acks.js';
 import { OwnershipLostError } from './consumer-errors.js';
 import type { ConsumerEvents } from './consumer-events.js';
 import { claimBeforeReading, releaseOwnership, shardRedis } from './consumer-fence.js';
@@ -244,7 +244,16 @@ export class ShardReader {
         }
         let entries: StreamEntry[];
         try {
-          entries = await this.read(this.conn);
+          entries = await readNewWithAcks({
+            redis: this.redis,
+            acks: this.acks,
+            conn: this.conn,
+            key: this.key,
+            consumer: this.ctx.memberId,
+            count: o.pollBatchSize,
+            blockMs: o.blockMs,
+            giveUp: this.giveUp.signal,
+          });
         } catch (err) {
           // Stopping: a failed or abandoned read is not retried.
           if (this.stopping()) break;
@@ -322,39 +331,6 @@ export class ShardReader {
         );
       else this.releasePermits();
     }
-  }
-
-  /**
-   * Reads new entries; acks waiting by now are sent just before the read, on its connection.
-   * Rejects as soon as the loop gives up waiting for Redis.
-   */
-  private async read(conn: ConsumerClient): Promise<StreamEntry[]> {
-    const o = this.ctx.options;
-    const me = this.ctx.memberId;
-    const what = `XREADGROUP ${this.key}`;
-    const ride = this.acks.takeForRead();
-    if (!ride)
-      return unlessAbandoned(
-        this.redis.readNew(conn, this.key, me, o.pollBatchSize, o.blockMs),
-        this.giveUp.signal,
-        what,
-      );
-    let r: Awaited<ReturnType<ConsumerRedis['ackAndReadNew']>>;
-    try {
-      r = await unlessAbandoned(
-        this.redis.ackAndReadNew(conn, this.key, me, o.pollBatchSize, o.blockMs, ride.ids),
-        this.giveUp.signal,
-        what,
-      );
-    } catch (err) {
-      // Whether the ack got through is unknown; XACK is idempotent, so it is sent again.
-      ride.requeue();
-      throw err;
-    }
-    if (r.ackError) ride.failed(r.ackError);
-    else ride.written();
-    if (r.read instanceof Error) throw r.read;
-    return r.read;
   }
 
   private releasePermits(): void {
