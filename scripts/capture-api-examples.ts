@@ -169,6 +169,32 @@ async function main(): Promise<void> {
     for (let i = 0; i < 6; i++) {
       await client.xadd(`orders:${i % 4}`, '*', 'orderId', `o-${1000 + i}`, 'amount', String(20 + i));
     }
+    // Shard 0's owner reads its two records; the first kept failing and its consumer SDK
+    // dead-lettered it (the fields `deadLetter` writes) and acknowledged it: one stays pending.
+    const holder = a.assignment.assignedShards.some((s: { shardIndex: number }) => s.shardIndex === 0)
+      ? 'billing-m0'
+      : 'billing-m1';
+    const read = (await client.xreadgroup(
+      'GROUP',
+      'billing',
+      holder,
+      'COUNT',
+      2,
+      'STREAMS',
+      'orders:0',
+      '>',
+    )) as Array<[string, Array<[string, string[]]>]>;
+    const [failed] = read[0]![1];
+    await client.xadd(
+      'orders:dlq',
+      '*',
+      ...['dlq.stream', 'orders:0', 'dlq.id', failed![0], 'dlq.group', 'billing', 'dlq.member', holder],
+      ...['dlq.deliveryCount', '5', 'dlq.error', 'Error: payment service answered 502'],
+      ...failed![1],
+    );
+    await client.xack('orders:0', 'billing', failed![0]);
+    await call('GET', `${m}/pending-entries?shard=0&count=50`);
+    await call('GET', `${m}/dead-letters?count=50`);
     // The audit group has no members: what skipping its backlog would do (a dry run, the default).
     await call('POST', '/coord/v1/admin/streams/orders/groups/audit/offsets/reset', {
       to: 'latest',
@@ -195,6 +221,7 @@ async function main(): Promise<void> {
       consumerGroup: 'billing',
       memberId: 'billing-m0',
       reshardingId: id,
+      shard: '0',
     });
     await call('POST', `${g}/migrations/${id}/rollback`, {
       requestedBy: 'ops@example.com',

@@ -5,6 +5,7 @@
  */
 import type { ApiRoute } from './api-route.js';
 import { ADMIN_ROUTES } from './routes/admin.js';
+import { DEAD_LETTER_ROUTES } from './routes/dead-letters.js';
 import { GRAFANA_ROUTES } from './routes/grafana-api.js';
 import { LAG_ROUTES } from './routes/lag.js';
 import { MEMBER_ROUTES } from './routes/members.js';
@@ -13,6 +14,7 @@ import { MIGRATION_ROUTES } from './routes/migrations.js';
 import { MONITORING_ROUTES } from './routes/monitoring.js';
 import { OFFSETS_ROUTES } from './routes/offsets.js';
 import { OFFSETS_RESET_ROUTES } from './routes/offsets-reset.js';
+import { PENDING_ENTRIES_ROUTES } from './routes/pending-entries.js';
 import { ROUTING_ROUTES } from './routes/routing.js';
 import { SCALE_ROUTES } from './routes/scale.js';
 import { SERVICE_ROUTES } from './routes/service-api.js';
@@ -29,6 +31,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   OFFSETS_RESET_ROUTES,
   LAG_ROUTES,
   MESSAGES_ROUTES,
+  PENDING_ENTRIES_ROUTES,
+  DEAD_LETTER_ROUTES,
   GRAFANA_ROUTES,
   SERVICE_ROUTES,
 ].flatMap((group) => Object.values(group) as ApiRoute[]);

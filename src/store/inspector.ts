@@ -83,6 +83,37 @@ export interface PendingSummary {
   oldestId: string | null;
 }
 
+/** One entry of the detailed `XPENDING`: delivered to `consumer` and not acknowledged. */
+export interface PendingEntry {
+  id: string;
+  /** The consumer (member id) holding it. */
+  consumer: string;
+  /** Milliseconds since it was last delivered (or claimed). */
+  idleMs: number;
+  /** Times it was delivered. */
+  deliveryCount: number;
+}
+
+/** A bounded detailed `XPENDING` read. Bounds are stream ids, `(id` for an exclusive one. */
+export interface PendingEntriesQuery {
+  start: string;
+  end: string;
+  /** `COUNT`, at least 1. */
+  count: number;
+  /** `IDLE min`: only entries idle at least this long; null for all. */
+  minIdleMs: number | null;
+  /** Only the entries of this consumer; null for every consumer. */
+  consumer: string | null;
+}
+
+/**
+ * What a detailed `XPENDING` read found: the entries, or why there are none to read (the key or
+ * the group is missing, which XPENDING itself does not tell apart; or the read failed).
+ */
+export type PendingEntriesRead =
+  | { status: 'ok'; entries: PendingEntry[] }
+  | { status: 'no-stream' | 'no-group' | 'failed' };
+
 /** A shard stream and one of its consumer groups. */
 export interface KeyGroup {
   key: string;
@@ -103,6 +134,30 @@ export interface StreamInspector {
   slotOwners(slots: readonly number[]): Promise<Map<number, SlotOwner>>;
   /** `XPENDING key group` of each pair, in the order given (null: missing key/group or failed read). */
   pendingSummaries(pairs: readonly KeyGroup[]): Promise<Array<PendingSummary | null>>;
+  /**
+   * The detailed `XPENDING key group [IDLE min] start end count [consumer]` of one key. Unlike
+   * the other reads it says why nothing was read (missing key, missing group, failed read), so a
+   * route asked about one shard can answer 404 or 503 rather than an empty page. Optional: an
+   * inspector without it (a test double) makes the route answer 503 REDIS_NOT_CONFIGURED.
+   */
+  pendingEntries?(key: string, group: string, query: PendingEntriesQuery): Promise<PendingEntriesRead>;
+}
+
+/** One `[id, consumer, idle, deliveries]` row of a detailed `XPENDING` reply, or null when malformed. */
+export function parsePendingEntry(row: unknown): PendingEntry | null {
+  if (!Array.isArray(row) || row.length < 4) return null;
+  const [id, consumer] = [textOf(row[0]), textOf(row[1])];
+  const idleMs = Number(row[2]);
+  const deliveryCount = Number(row[3]);
+  if (id === null || consumer === null) return null;
+  if (!Number.isSafeInteger(idleMs) || !Number.isSafeInteger(deliveryCount)) return null;
+  return { id, consumer, idleMs: Math.max(0, idleMs), deliveryCount: Math.max(0, deliveryCount) };
+}
+
+function textOf(v: unknown): string | null {
+  if (typeof v === 'string') return v;
+  if (v instanceof Uint8Array) return new TextDecoder().decode(v);
+  return null;
 }
 
 /** The `XPENDING` summary reply (`[count, smallest, greatest, consumers]`), or null when malformed. */

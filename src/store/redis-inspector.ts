@@ -8,7 +8,11 @@
 import type { RedisPort } from '../redis/port.js';
 import {
   type KeyGroup,
+  type PendingEntriesQuery,
+  type PendingEntriesRead,
+  type PendingEntry,
   type PendingSummary,
+  parsePendingEntry,
   parsePendingSummary,
   type RangeQuery,
   type ShardReading,
@@ -18,6 +22,7 @@ import {
   type StreamRecord,
 } from './inspector.js';
 import type { LuaScript } from './scripts/lua-script.js';
+import { PENDING_ENTRIES } from './scripts/pending-entries.js';
 import { PENDING_SUMMARIES } from './scripts/pending-summaries.js';
 import { READ_SHARDS } from './scripts/read-shards.js';
 import { integerOrNull, parseGroups, parseRecord, parseStreamInfo, stringOrNull } from './xinfo-reply.js';
@@ -30,8 +35,8 @@ export interface RedisInspectorOptions {
   keysPerCall?: number;
 }
 
-/** Both scripts touch only the shard keys they are passed: they may run under per-key locks. */
-const DECLARING: ReadonlySet<LuaScript> = new Set([READ_SHARDS, PENDING_SUMMARIES]);
+/** The scripts touch only the shard keys they are passed: they may run under per-key locks. */
+const DECLARING: ReadonlySet<LuaScript> = new Set([READ_SHARDS, PENDING_SUMMARIES, PENDING_ENTRIES]);
 
 /** Read-only monitoring access over one Redis port (the store's client is fine). */
 export class RedisInspector implements StreamInspector {
@@ -116,6 +121,41 @@ export class RedisInspector implements StreamInspector {
       ),
     );
     return rows.map(parsePendingSummary);
+  }
+
+  async pendingEntries(key: string, group: string, q: PendingEntriesQuery): Promise<PendingEntriesRead> {
+    const args = [
+      group,
+      q.minIdleMs === null ? '' : String(Math.max(0, Math.floor(q.minIdleMs))),
+      q.start,
+      q.end,
+      String(Math.max(1, Math.floor(q.count))),
+      q.consumer ?? '',
+    ];
+    let reply: unknown;
+    try {
+      // One key per call: fine on a Cluster, where the call goes to the key's node.
+      reply = await this.run(PENDING_ENTRIES, [key], args);
+    } catch {
+      return { status: 'failed' };
+    }
+    if (!Array.isArray(reply)) return { status: 'failed' };
+    switch (Number(reply[0])) {
+      case 0:
+        return { status: 'no-stream' };
+      case 1:
+        return { status: 'no-group' };
+      case 2: {
+        const entries: PendingEntry[] = [];
+        for (const row of Array.isArray(reply[1]) ? reply[1] : []) {
+          const entry = parsePendingEntry(row);
+          if (entry) entries.push(entry);
+        }
+        return { status: 'ok', entries };
+      }
+      default:
+        return { status: 'failed' };
+    }
   }
 
   /** Raw per-key replies (`[stream, groups?, memory?]`, null for failures), in key order. */

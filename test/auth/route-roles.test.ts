@@ -44,6 +44,8 @@ const ROUTES: ReadonlyArray<readonly [string, string, Required]> = [
   ['GET', '/monitoring/streams/{p}/groups/{g}/offsets', 'READ'],
   ['GET', '/monitoring/streams/{p}/groups/{g}/lag', 'READ'],
   ['GET', '/monitoring/streams/{p}/groups/{g}/shards/{i}/messages', 'READ'],
+  ['GET', '/monitoring/streams/{p}/groups/{g}/pending-entries?shard=0', 'READ'],
+  ['GET', '/monitoring/streams/{p}/groups/{g}/dead-letters', 'READ'],
   ['GET', '/monitoring/grafana/groups', 'READ'],
   ['GET', '/monitoring/grafana/options/streams', 'READ'],
   ['GET', '/monitoring/grafana/options/consumer-groups', 'READ'],

@@ -83,6 +83,7 @@ const SAMPLE_PARAMS = (prefix: string): Record<string, string> => ({
   consumerGroup: prefix,
   memberId: 'm1',
   shardIndex: '0',
+  shard: '0',
 });
 
 /** One GET per served operation with a JSON body, path parameters filled from `extra` too. */

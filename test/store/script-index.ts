@@ -20,6 +20,7 @@ import { IDEMPOTENT_PUBLISH } from '../../src/store/scripts/idempotent-publish.j
 import { LOAD } from '../../src/store/scripts/load.js';
 import type { LuaScript } from '../../src/store/scripts/lua-script.js';
 import { MEMBER_READ } from '../../src/store/scripts/member-read.js';
+import { PENDING_ENTRIES } from '../../src/store/scripts/pending-entries.js';
 import { PENDING_SUMMARIES } from '../../src/store/scripts/pending-summaries.js';
 import { PROVISION } from '../../src/store/scripts/provision.js';
 import { PROVISION_EXISTING } from '../../src/store/scripts/provision-existing.js';
@@ -56,6 +57,7 @@ export const SCRIPTS = {
   'read-shards': READ_SHARDS,
   'count-range': COUNT_RANGE,
   'pending-summaries': PENDING_SUMMARIES,
+  'pending-entries': PENDING_ENTRIES,
   'register-stream': REGISTER_STREAM,
   'shard-evidence': SHARD_EVIDENCE,
   'retire-shard': RETIRE_SHARD,

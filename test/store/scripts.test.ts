@@ -34,6 +34,7 @@ const PINNED: Record<string, string> = {
   'read-shards': '4ac4e4ba5c6e304370d9e22e870d40370096854a',
   'count-range': 'e4455d64511689c66c0599d897be50c8d0905eb7',
   'pending-summaries': 'fb31e3033d0aa445645acb524d69b1823fdc42af',
+  'pending-entries': '7bb31ce68e4e89a3fcec79eb954f92feb1d58c59',
   'shard-evidence': '27bbbc46709cbbda9b3fe003738657e152b48352',
   'retire-shard': '00c6469fb8126a5042a9ee4b2cc7afecf8e40d4f',
   'provision-existing': 'c0b8976c972c6bf74c5263496c39487442caeb7b',
