@@ -12,6 +12,7 @@ import type { GrafanaMessageRowJson } from '../http/grafana-views.js';
 import type { StreamMessagesPageJson, StreamShardOffsetsJson } from '../http/monitoring-views.js';
 import type { OffsetsResetBody, OffsetsResetResponseJson } from '../http/offsets-reset-schemas.js';
 import type { groupLagResponseSchema } from '../http/openapi-monitoring-responses.js';
+import type { DeadLettersJson, PendingEntriesJson } from '../http/pending-schemas.js';
 import type {
   AssignmentsResponseJson,
   CompatibilityResponseJson,
@@ -60,6 +61,40 @@ export interface MessagesQuery {
   limit: number;
   /** The `nextCursor` of the previous page; absent or null for the first. */
   cursor?: string | null;
+}
+
+/** One page request of a shard's pending entries (`GET /monitoring/…/pending-entries`). */
+export interface PendingEntriesQuery {
+  shard: number;
+  /** Entries per page, 1..500. @default 50 (the server's) */
+  count?: number;
+  /** The `nextCursor` of the previous page; absent or null for the first. */
+  start?: string | null;
+  /** Only the entries this consumer (member id) holds. */
+  consumer?: string | null;
+  /** Only the entries idle at least this many milliseconds. */
+  minIdleMs?: number | null;
+}
+
+/** One page request of a group's dead letters (`GET /monitoring/…/dead-letters`). */
+export interface DeadLettersQuery {
+  /** Dead letters per page, 1..500. @default 50 (the server's) */
+  count?: number;
+  /** The `nextCursor` of the previous page; absent or null for the newest. */
+  cursor?: string | null;
+  /** Another dead-letter stream than `{p}:dlq`; it must start with `{p}:`. */
+  deadLetterKey?: string | null;
+}
+
+export type { DeadLettersJson, PendingEntriesJson };
+
+/** `?name=value…` of the parameters given (null and undefined left out), empty when none is. */
+function queryOf(params: Record<string, string | number | null | undefined>): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params))
+    if (value !== null && value !== undefined && value !== '') query.set(name, String(value));
+  const text = query.toString();
+  return text ? `?${text}` : '';
 }
 
 /** `GET /monitoring/…/lag`: lag, pending and Redis counters per shard. */
@@ -229,6 +264,36 @@ export class AdminClient {
   /** `GET /monitoring/…/lag`: lag, pending and `entriesRead` per consumable shard, read from Redis. */
   lag(p: string, g: string): Promise<GroupLagJson> {
     return this.call('GET', [...monitoring(p, g), 'lag']);
+  }
+
+  /**
+   * `GET /monitoring/…/pending-entries?shard=i` (additive): one page of a shard's pending entries,
+   * each with the member holding it, its idle time and delivery count (the detailed `XPENDING`).
+   */
+  pendingEntries(p: string, g: string, q: PendingEntriesQuery): Promise<PendingEntriesJson> {
+    const query = queryOf({
+      shard: q.shard,
+      count: q.count,
+      start: q.start,
+      consumer: q.consumer,
+      minIdleMs: q.minIdleMs,
+    });
+    return this.send(
+      'GET',
+      adminPath(...monitoring(p, g), 'pending-entries') + query,
+    ) as Promise<PendingEntriesJson>;
+  }
+
+  /**
+   * `GET /monitoring/…/dead-letters` (additive): one page of the group's dead letters, newest
+   * first, from the stream's dead-letter stream; `stoppedEarly` when the bounded scan ended it.
+   */
+  deadLetters(p: string, g: string, q: DeadLettersQuery = {}): Promise<DeadLettersJson> {
+    const query = queryOf({ count: q.count, cursor: q.cursor, deadLetterKey: q.deadLetterKey });
+    return this.send(
+      'GET',
+      adminPath(...monitoring(p, g), 'dead-letters') + query,
+    ) as Promise<DeadLettersJson>;
   }
 
   /**

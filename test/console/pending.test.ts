@@ -1,8 +1,9 @@
 /**
  * The pending page, reached from the group page and the message browser: per consumable shard
  * what Redis holds delivered and not acknowledged (count, oldest id and age, also on the group
- * page's tiles) and which members report on it; per member what it last reported holding;
- * draining shards still listed (docs/protocol.md#resharding); an unknown group shows its error.
+ * page's tiles) and which members report on it; the pending entries of a shard with their
+ * holder and delivery count, a page at a time; the group's dead letters; per member what it last
+ * reported holding; draining shards still listed (docs/protocol.md#resharding); an unknown group shows its error.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -114,6 +115,84 @@ describe('console > pending entries', () => {
     expect(problemsOf(page)).toEqual([]);
   });
 
+  it('shows the pending entries of the shard with entries, marks those at 5 deliveries, and pages on', async () => {
+    // Redelivered 4 more times: 5 deliveries, what the consumer SDK dead-letters by default.
+    for (let i = 0; i < 4; i++)
+      await fx.redis.call('XCLAIM', `${fx.p}:0`, fx.p, 'raw-reader', '0', fx.shard0[4]!);
+    // 55 entries pending on shard 1: more than a page (50).
+    for (let i = 0; i < 52; i++) await fx.redis.xadd(`${fx.p}:1`, '*', 'payload', `backlog ${i}`);
+    await fx.redis.xreadgroup('GROUP', fx.p, 'stuck-reader', 'COUNT', 100, 'STREAMS', `${fx.p}:1`, '>');
+    const rows = `#pending-entries tr[data-entry]`;
+    await page.click('#pending-shards tr[data-shard="0"] button.show-entries');
+    await waitFor(
+      page,
+      `document.querySelector('${rows}[data-entry="${fx.shard0[4]}"] .delivery-count')?.innerText === '5'`,
+      'the redelivered entry',
+    );
+    expect(
+      await evaluate<string[]>(page, `[...document.querySelectorAll('${rows}')].map((r) => r.dataset.entry)`),
+    ).toEqual([fx.shard0[4], fx.shard0[5]]);
+    expect(await textOf(page, `${rows}[data-entry="${fx.shard0[4]}"]`)).toContain('raw-reader');
+    expect(
+      await evaluate<string[]>(
+        page,
+        `[...document.querySelectorAll('${rows}.over-limit')].map((r) => r.dataset.entry)`,
+      ),
+    ).toEqual([fx.shard0[4]]);
+    expect(await evaluate<boolean>(page, "document.querySelector('#entries-next').disabled")).toBe(true);
+    // Nothing dead-lettered yet: the panel says so.
+    expect(await textOf(page, '#dead-letters')).toContain(`No dead letters for this group in ${fx.p}:dlq.`);
+
+    await page.select('#pending-entry-shard', '1');
+    await waitFor(page, `document.querySelectorAll('${rows}').length === 50`, 'the first page of shard 1');
+    expect(await textOf(page, `#pending-entries tr[data-entry]`)).toContain('stuck-reader');
+    await waitFor(page, "!document.querySelector('#entries-next').disabled", 'the next-page control');
+    await screenshot(page, join(shots, '20-pending-entries.png'));
+    await page.click('#entries-next');
+    await waitFor(page, `document.querySelectorAll('${rows}').length === 5`, 'the last page of shard 1');
+    expect(await textOf(page, '#entries-info')).toContain('page 2');
+    expect(await evaluate<boolean>(page, "document.querySelector('#entries-next').disabled")).toBe(true);
+    expect(problemsOf(page)).toEqual([]);
+  });
+
+  it("lists the group's dead letters newest first, with where each came from and why", async () => {
+    const add = (group: string, id: string, error: string) =>
+      fx.redis.xadd(
+        `${fx.p}:dlq`,
+        '*',
+        ...['dlq.stream', `${fx.p}:0`, 'dlq.id', id, 'dlq.group', group, 'dlq.member', `${group}-worker`],
+        ...['dlq.deliveryCount', '5', 'dlq.error', error, 'payload', '<b>not markup</b>'],
+      );
+    const older = await add(fx.p, fx.shard0[0]!, 'Error: first failure');
+    await add('another-group', fx.shard0[1]!, 'Error: not ours');
+    const newer = await add(fx.p, fx.shard0[2]!, 'TypeError: <script>alert(1)</script>');
+    await page.reload();
+    await waitForView(page, 'pending');
+    const rows = '#dead-letters tr[data-dead-letter]';
+    await waitFor(page, `document.querySelectorAll('${rows}').length === 2`, 'the dead letters');
+    expect(
+      await evaluate<string[]>(
+        page,
+        `[...document.querySelectorAll('${rows}')].map((r) => r.dataset.deadLetter)`,
+      ),
+    ).toEqual([newer, older]);
+    const first = await textOf(page, `${rows}[data-dead-letter="${newer}"]`);
+    expect(first).toContain(fx.shard0[2]);
+    expect(first).toContain(`${fx.p}-worker`);
+    expect(first).toContain('TypeError: <script>alert(1)</script>');
+    expect(await textOf(page, `${rows}[data-dead-letter="${newer}"] .dead-deliveries`)).toBe('5');
+    expect(await evaluate<number>(page, "document.querySelectorAll('#dead-letters script').length")).toBe(0);
+    expect(
+      await evaluate<string>(
+        page,
+        `document.querySelector('${rows}[data-dead-letter="${older}"] a').getAttribute('href')`,
+      ),
+    ).toBe(`/console/streams/${fx.p}/groups/${fx.p}/messages?shard=0`);
+    expect(await textOf(page, '#dead-letters')).not.toContain('not ours');
+    await screenshot(page, join(shots, '21-dead-letters.png'));
+    expect(problemsOf(page)).toEqual([]);
+  });
+
   it('still lists the shards a scale-in removed, marked draining', async () => {
     const scaled = await fx.call('POST', `/coord/v1/streams/${fx.p}/scale`, {
       targetShardCount: 2,
@@ -136,7 +215,7 @@ describe('console > pending entries', () => {
     await waitFor(page, "document.querySelector('#pending-error .alert')", 'the group error');
     expect(await textOf(page, '#pending-error')).toContain('404 GROUP_NOT_FOUND');
     expect(await textOf(page, '#view')).not.toContain('Loading…');
-    for (const panel of ['#pending-shards', '#pending-owners']) {
+    for (const panel of ['#pending-shards', '#pending-entries', '#dead-letters', '#pending-owners']) {
       expect(await textOf(page, panel)).toContain('GROUP_NOT_FOUND');
     }
     await screenshot(page, join(shots, '19-pending-unknown-group.png'));

@@ -1,11 +1,12 @@
 /**
  * The pending page of a group: per consumable shard (draining ones included,
  * docs/protocol.md#resharding) what Redis holds delivered and not acknowledged, and its oldest
- * entry (`GET …/lag`); then what each member last reported holding per shard, with its last
- * delivered and acknowledged ids (`GET …/consumption`). Per-record delivery counts and the
- * dead-letter stream are not read by the API (docs/console.md#pending).
+ * entry (`GET …/lag`); the pending entries of the shard the operator picks, each with its holder,
+ * idle time and delivery count (`GET …/pending-entries`, a page at a time); the group's dead
+ * letters, newest first (`GET …/dead-letters`); then what each member last reported holding per
+ * shard, with its last delivered and acknowledged ids (`GET …/consumption`) (docs/console.md#pending).
  */
-import type { GroupLagJson } from '../../client/admin-client.js';
+import type { DeadLettersJson, GroupLagJson, PendingEntriesJson } from '../../client/admin-client.js';
 import { describeError, type Optional, optional } from './api.js';
 import type { ConsumerShardProgressJson, GroupResponseJson } from './api-types.js';
 import { admin, consumption } from './client.js';
@@ -13,6 +14,7 @@ import { type Child, fill, h } from './dom.js';
 import { fmtDuration, fmtNum, fmtTime, shardIndexOf } from './format.js';
 import { BASE, groupHref, groupLabel, link, messagesHref } from './router.js';
 import type { View } from './shell.js';
+import { refreshNow } from './shell.js';
 import { consumableOf } from './view-shards.js';
 import { alertBox, badge, mono, panel, stateBadge, table, td } from './widgets.js';
 
@@ -36,6 +38,14 @@ function memberCell(p: Progress): Child {
   return [h('div', { class: 'member-name', text: p.memberName }), mono(p.memberId, 'member small muted')];
 }
 
+/**
+ * Deliveries at which an entry is marked: the consumer SDK's default `maxDeliveries`, past which
+ * it dead-letters a record (the coordinator does not know what each consumer was given).
+ */
+const DEAD_LETTER_AT = 5;
+/** Entries and dead letters per page. */
+const PAGE = 50;
+
 /** One row per consumable shard: Redis's pending count and oldest entry, and who reports it. */
 function shardTable(
   p: string,
@@ -43,6 +53,7 @@ function shardTable(
   group: GroupResponseJson,
   lag: Optional<GroupLagJson | null>,
   progress: readonly Progress[],
+  pick: (shard: number) => void,
 ): Child {
   const drains = drainStates(group);
   const byShard = new Map((lag.data?.shards || []).map((s) => [s.shardIndex, s]));
@@ -73,6 +84,15 @@ function shardTable(
             )
           : dash(),
       ),
+      td(
+        h('button', {
+          type: 'button',
+          class: 'show-entries',
+          'data-shard': String(i),
+          text: 'Entries',
+          onclick: () => pick(i),
+        }),
+      ),
     ]);
   });
   return [
@@ -86,10 +106,100 @@ function shardTable(
             { text: 'Oldest pending age', cls: 'num' },
             { text: 'Lag', cls: 'num' },
             'Reported by',
+            '',
           ],
           rows,
         )
       : h('p', { class: 'empty', text: 'This group has no consumable shards.' }),
+  ];
+}
+
+/** The picked shard's pending entries, marked at `DEAD_LETTER_AT` deliveries and more. */
+function entriesTable(page: Optional<PendingEntriesJson>, first: boolean): Child {
+  if (page.data === null) return alertBox('Pending entries are unavailable: ' + describeError(page.error));
+  const entries = page.data.entries;
+  if (!entries.length) {
+    return h('p', {
+      class: 'empty',
+      id: 'no-pending-entries',
+      text: first
+        ? 'Nothing is pending on this shard: every record delivered to the group was acknowledged.'
+        : 'No more pending entries on this shard.',
+    });
+  }
+  return table(
+    ['Record id', 'Held by', { text: 'Idle', cls: 'num' }, { text: 'Deliveries', cls: 'num' }],
+    entries.map((e) => {
+      const over = e.deliveryCount >= DEAD_LETTER_AT;
+      return h('tr', { 'data-entry': e.id, class: over ? 'over-limit' : null }, [
+        td(mono(e.id, 'entry-id')),
+        td(mono(e.consumer, 'member')),
+        td(fmtDuration(e.idleMs), 'num idle'),
+        td(
+          [
+            h('span', { class: 'delivery-count', text: fmtNum(e.deliveryCount) }),
+            over ? [' ', badge('≥ ' + DEAD_LETTER_AT, 'bad')] : null,
+          ],
+          'num',
+        ),
+      ]);
+    }),
+  );
+}
+
+/** The group's dead letters: when, where from, who gave up, after how many deliveries, why. */
+function deadLetterTable(p: string, g: string, page: Optional<DeadLettersJson>, first: boolean): Child {
+  if (page.data === null) return alertBox('Dead letters are unavailable: ' + describeError(page.error));
+  const d = page.data;
+  const stopped = d.stoppedEarly
+    ? alertBox(
+        'Read ' +
+          fmtNum(d.scanned) +
+          ' dead-letter entries (most of them other groups’) without filling the page; "Older" reads on.',
+        'warn',
+      )
+    : null;
+  if (!d.entries.length) {
+    return [
+      stopped,
+      h('p', {
+        class: 'empty',
+        id: 'no-dead-letters',
+        text: first
+          ? 'No dead letters for this group in ' + d.deadLetterKey + '.'
+          : 'No older dead letters for this group.',
+      }),
+    ];
+  }
+  return [
+    stopped,
+    table(
+      ['Dead-lettered', 'Original record', 'Member', { text: 'Deliveries', cls: 'num' }, 'Error'],
+      d.entries.map((e) =>
+        h('tr', { 'data-dead-letter': e.deadLetterId }, [
+          td(e.deadLetterTime ? fmtTime(e.deadLetterTime) : mono(e.deadLetterId)),
+          td([
+            e.originalShardIndex !== null
+              ? link(messagesHref(p, g, e.originalShardIndex), mono(':' + e.originalShardIndex, 'shard-id'))
+              : e.originalStreamKey
+                ? mono(e.originalStreamKey)
+                : dash(),
+            ' ',
+            e.originalId ? mono(e.originalId, 'original-id') : dash(),
+          ]),
+          td(e.member ? mono(e.member, 'member') : dash()),
+          td(e.deliveryCount !== null ? fmtNum(e.deliveryCount) : '—', 'num dead-deliveries'),
+          td(
+            e.error
+              ? h('span', {
+                  class: 'dead-error',
+                  text: e.error.length > 300 ? e.error.slice(0, 300) + '…' : e.error,
+                })
+              : dash(),
+          ),
+        ]),
+      ),
+    ),
   ];
 }
 
@@ -131,8 +241,96 @@ export function pendingView(r: { p: string; g: string }): View {
   const loading = (id: string) =>
     h('div', { class: 'panel-body flush', id }, h('p', { class: 'empty', text: 'Loading…' }));
   const shardBody = loading('pending-shards');
+  const entriesBody = loading('pending-entries');
+  const deadBody = loading('dead-letters');
   const ownerBody = loading('pending-owners');
   const failure = h('div', { id: 'pending-error' });
+  // The picked shard and the page of each list; kept across refreshes.
+  const st = {
+    shard: null as number | null,
+    start: null as string | null,
+    startsSeen: [] as Array<string | null>,
+    nextStart: null as string | null,
+    deadCursor: null as string | null,
+    deadSeen: [] as Array<string | null>,
+    deadNext: null as string | null,
+    options: '',
+  };
+  const shardSelect = h('select', { id: 'pending-entry-shard' });
+  const entriesFirst = h('button', { type: 'button', id: 'entries-first', text: 'First page' });
+  const entriesNext = h('button', { type: 'button', id: 'entries-next', text: 'Next page →' });
+  const entriesInfo = h('p', { class: 'note', id: 'entries-info' });
+  const deadFirst = h('button', { type: 'button', id: 'dead-first', text: 'Newest' });
+  const deadNext = h('button', { type: 'button', id: 'dead-next', text: 'Older →' });
+  const deadInfo = h('p', { class: 'note', id: 'dead-info' });
+
+  function sync(): void {
+    entriesFirst.disabled = st.start === null;
+    entriesNext.disabled = !st.nextStart;
+    deadFirst.disabled = st.deadCursor === null;
+    deadNext.disabled = !st.deadNext;
+  }
+  function pick(shard: number): void {
+    st.shard = shard;
+    st.start = null;
+    st.startsSeen = [];
+    st.nextStart = null;
+    shardSelect.value = String(shard);
+    sync();
+    void refreshNow();
+  }
+  shardSelect.addEventListener('change', () => pick(Number(shardSelect.value)));
+  entriesFirst.addEventListener('click', () => st.shard !== null && pick(st.shard));
+  entriesNext.addEventListener('click', () => {
+    if (!st.nextStart) return;
+    st.startsSeen.push(st.start);
+    st.start = st.nextStart;
+    sync();
+    void refreshNow();
+  });
+  deadFirst.addEventListener('click', () => {
+    st.deadCursor = null;
+    st.deadSeen = [];
+    sync();
+    void refreshNow();
+  });
+  deadNext.addEventListener('click', () => {
+    if (!st.deadNext) return;
+    st.deadSeen.push(st.deadCursor);
+    st.deadCursor = st.deadNext;
+    sync();
+    void refreshNow();
+  });
+  sync();
+
+  /** The picked shard: kept while consumable, else the first with entries pending, else the first. */
+  function chooseShard(shards: number[], lag: GroupLagJson | null): number | null {
+    if (st.shard !== null && shards.includes(st.shard)) return st.shard;
+    st.start = null;
+    st.startsSeen = [];
+    const busy = (lag?.shards || []).find((s) => s.pending > 0 && shards.includes(s.shardIndex));
+    return busy ? busy.shardIndex : (shards[0] ?? null);
+  }
+
+  function renderOptions(shards: number[]): void {
+    const key = shards.join(',') + '/' + String(st.shard);
+    if (key === st.options) return;
+    st.options = key;
+    fill(
+      shardSelect,
+      shards.map((i) => h('option', { value: String(i), selected: i === st.shard, text: r.p + ':' + i })),
+    );
+  }
+
+  const allUnavailable = (why: string) => {
+    const says = (what: string) =>
+      h('div', { class: 'pad-top panel-error' }, alertBox(what + ' are unavailable: ' + why));
+    fill(shardBody, says('Pending counts'));
+    fill(entriesBody, says('Pending entries'));
+    fill(deadBody, says('Dead letters'));
+    fill(ownerBody, says('Member reports'));
+  };
+
   return {
     title: 'Pending · ' + r.p + ' / ' + r.g,
     crumbs: [
@@ -148,11 +346,39 @@ export function pendingView(r: { p: string; g: string }): View {
         mono(r.g),
       ]),
       h('p', { class: 'subtitle' }, [
-        'Records delivered to the group and not acknowledged yet, per consumable shard, and who holds them. ',
-        'Delivery counts of single records and dead letters are not read by the API yet.',
+        'Records delivered to the group and not acknowledged yet, per consumable shard, and who holds them; ',
+        'the entries of one shard with their delivery counts, and the records consumers gave up on (dead letters). ',
+        'Nothing here claims, acknowledges or moves anything.',
       ]),
       failure,
       panel('Per shard', 'read from Redis: XINFO GROUPS and the XPENDING summary (GET …/lag)', shardBody),
+      panel(
+        'Pending entries',
+        'one shard, oldest first: holder, idle time, deliveries (XPENDING; GET …/pending-entries)',
+        h('div', null, [
+          h('div', { class: 'panel-body' }, [
+            h('div', { class: 'controls' }, [
+              h('label', null, ['Shard', shardSelect]),
+              h('span', { class: 'spacer' }),
+              entriesFirst,
+              entriesNext,
+            ]),
+            entriesInfo,
+          ]),
+          entriesBody,
+        ]),
+      ),
+      panel(
+        'Dead letters',
+        'newest first, from the dead-letter stream (XREVRANGE; GET …/dead-letters)',
+        h('div', null, [
+          h('div', { class: 'panel-body' }, [
+            h('div', { class: 'controls' }, [h('span', { class: 'spacer' }), deadFirst, deadNext]),
+            deadInfo,
+          ]),
+          deadBody,
+        ]),
+      ),
       panel('Per member', 'what each member last reported in its heartbeats (GET …/consumption)', ownerBody),
     ]),
     refresh: async () => {
@@ -161,22 +387,55 @@ export function pendingView(r: { p: string; g: string }): View {
         optional(admin.lag(r.p, r.g)),
         optional(consumption(r.p, r.g)),
       ]);
+      const shards = consumableOf(group);
+      st.shard = chooseShard(shards, lag.data);
+      renderOptions(shards);
+      const shard = st.shard;
+      const [entries, dead] = await Promise.all([
+        shard === null
+          ? null
+          : optional(admin.pendingEntries(r.p, r.g, { shard, count: PAGE, start: st.start })),
+        optional(admin.deadLetters(r.p, r.g, { count: PAGE, cursor: st.deadCursor })),
+      ]);
+      st.nextStart = entries?.data?.nextCursor ?? null;
+      st.deadNext = dead.data?.nextCursor ?? null;
+      sync();
       fill(failure, null);
-      fill(shardBody, shardTable(r.p, r.g, group, lag, reports.data?.progress || []));
+      fill(shardBody, shardTable(r.p, r.g, group, lag, reports.data?.progress || [], pick));
+      if (entries === null) {
+        fill(entriesInfo, null);
+        fill(entriesBody, h('p', { class: 'empty', text: 'This group has no consumable shards.' }));
+      } else {
+        const page = st.startsSeen.length + 1;
+        fill(entriesInfo, [
+          'Shard ',
+          mono(r.p + ':' + shard),
+          ' · page ' + page,
+          entries.data ? ' · ' + fmtNum(entries.data.entries.length) + ' entries' : null,
+          st.nextStart ? ' · more pending' : null,
+          ' · marked: ' + DEAD_LETTER_AT + ' deliveries or more (the consumer SDK’s default maxDeliveries)',
+        ]);
+        fill(entriesBody, entriesTable(entries, st.start === null));
+      }
+      fill(
+        deadInfo,
+        dead.data
+          ? [
+              'From ',
+              mono(dead.data.deadLetterKey),
+              ' · page ' + (st.deadSeen.length + 1),
+              st.deadNext ? ' · older ones may follow' : null,
+            ]
+          : null,
+      );
+      fill(deadBody, deadLetterTable(r.p, r.g, dead, st.deadCursor === null));
       fill(ownerBody, ownerTable(reports));
     },
     fail: (e) => {
       const why = describeError(e);
       fill(failure, alertBox('Cannot load this group: ' + why));
       // Each panel says why it is empty rather than "Loading…" (an unknown group, a 403).
-      fill(
-        shardBody,
-        h('div', { class: 'pad-top panel-error' }, alertBox('Pending counts are unavailable: ' + why)),
-      );
-      fill(
-        ownerBody,
-        h('div', { class: 'pad-top panel-error' }, alertBox('Member reports are unavailable: ' + why)),
-      );
+      allUnavailable(why);
     },
   };
 }
