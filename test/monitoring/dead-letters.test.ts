@@ -3,9 +3,9 @@
  * `maxDeliveries` is answered with where it came from, who gave up on it, its delivery count,
  * error and fields; other groups' entries are left out with a bounded scan that says when it
  * stopped early; a missing dead-letter stream is an empty page; only keys under the stream's
- * prefix are read; and nothing is written.
+ * prefix are read; and nothing is written. Standalone Redis, and the read on a Cluster.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   collect,
   controlledFetch,
@@ -15,6 +15,8 @@ import {
   standaloneSuite,
   testConsumer,
 } from '../consumer/support.js';
+import { backends } from '../support/redis.js';
+import { type Arranged, arrangeGroup } from './arrange.js';
 
 const { stack, redis } = standaloneSuite();
 
@@ -159,5 +161,42 @@ describe('monitoring > dead letters', () => {
     expect((await deadLetters(p, 'nope')).body.errorCode).toBe('GROUP_NOT_FOUND');
     expect((await deadLetters('no-such-stream', p)).status).toBe(404);
     expect(await redis.exists(`${p}:dlq`)).toBe(0);
+  });
+});
+
+describe('monitoring > dead letters (cluster)', () => {
+  let a: Arranged;
+  beforeAll(async () => {
+    a = await arrangeGroup(backends.find((b) => b.name === 'cluster')!);
+  });
+  afterAll(async () => {
+    await a.stack.close();
+  });
+
+  it("reads the dead-letter stream in its own slot, this group's entries only", async () => {
+    const url = `/streams/${a.p}/groups/${a.p}/dead-letters`;
+    expect((await a.get(url)).body).toMatchObject({ entries: [], scanned: 0, nextCursor: null });
+    const add = (group: string) =>
+      a.stack.redis.xadd(
+        `${a.p}:dlq`,
+        '*',
+        ...['dlq.stream', `${a.p}:1`, 'dlq.id', a.ids[1]![0]!, 'dlq.group', group],
+        ...['dlq.member', 'A', 'dlq.deliveryCount', '5', 'dlq.error', 'Error: x', 'body', 'b1-0'],
+      );
+    const mine = await add(a.p);
+    await add('another');
+    const res = await a.get(url);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ scanned: 2, stoppedEarly: false, nextCursor: null });
+    expect(res.body.entries).toEqual([
+      expect.objectContaining({
+        deadLetterId: mine,
+        originalShardIndex: 1,
+        originalId: a.ids[1]![0],
+        member: 'A',
+        deliveryCount: 5,
+        fields: { body: 'b1-0' },
+      }),
+    ]);
   });
 });
