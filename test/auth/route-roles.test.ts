@@ -44,7 +44,7 @@ const ROUTES: ReadonlyArray<readonly [string, string, Required]> = [
   ['GET', '/monitoring/streams/{p}/groups/{g}/offsets', 'READ'],
   ['GET', '/monitoring/streams/{p}/groups/{g}/lag', 'READ'],
   ['GET', '/monitoring/streams/{p}/groups/{g}/shards/{i}/messages', 'READ'],
-  ['GET', '/monitoring/streams/{p}/groups/{g}/pending-entries?shard=0', 'READ'],
+  ['GET', '/monitoring/streams/{p}/groups/{g}/pending-entries', 'READ'],
   ['GET', '/monitoring/streams/{p}/groups/{g}/dead-letters', 'READ'],
   ['GET', '/monitoring/grafana/groups', 'READ'],
   ['GET', '/monitoring/grafana/options/streams', 'READ'],
@@ -75,7 +75,12 @@ function fill(template: string, p: string, g: string): string {
     .replace('{m}', 'm-1')
     .replace('{id}', 'reshard-x')
     .replace('{i}', '0');
-  return `/coord/v1${path}${path.startsWith('/monitoring/grafana/') ? `?streamPrefix=${p}&consumerGroup=${g}` : ''}`;
+  const query = path.startsWith('/monitoring/grafana/')
+    ? `?streamPrefix=${p}&consumerGroup=${g}`
+    : path.endsWith('/pending-entries')
+      ? '?shard=0'
+      : '';
+  return `/coord/v1${path}${query}`;
 }
 
 function bodyFor(method: string, template: string, p: string): unknown {
