@@ -26,6 +26,9 @@ const batched = (key: string): ShardCall => ({ writes: [idem(key), idem(key)], b
  * A fake client: records each pipeline's commands, and answers script calls by SHA with NOSCRIPT
  * while the script is not in the cache of their key (`caches`, one per key prefix before ':').
  */
+/** The incarnation a call was named with: the batch script's comes after its segment's two counts. */
+const namedIn = (lua: string, args: readonly string[]): string => (lua === MANY.lua ? args[2]! : args[0]!);
+
 function fakeClient(opts: { failLoad?: boolean; incarnation?: string } = {}) {
   const sent: string[][] = [];
   // The incarnation each script call was named with, in send order.
@@ -50,18 +53,17 @@ function fakeClient(opts: { failLoad?: boolean; incarnation?: string } = {}) {
       },
       evalsha: (sha1, keys, args) => {
         cmds.push(`evalsha ${sha1} ${keys[0]}`);
-        named.push(args[0]!);
         const text = sha1 === ONE.sha1 ? ONE.lua : MANY.lua;
+        const inc = namedIn(text, args);
+        named.push(inc);
         answers.push(() =>
-          cache(keys[0]!).has(text)
-            ? run(text, args[0]!)()
-            : [new Error('NOSCRIPT No matching script'), null],
+          cache(keys[0]!).has(text) ? run(text, inc)() : [new Error('NOSCRIPT No matching script'), null],
         );
       },
       eval: (lua, keys, args) => {
         cmds.push(`eval ${keys[0]}`);
-        named.push(args[0]!);
-        answers.push(run(lua, args[0]!));
+        named.push(namedIn(lua, args));
+        answers.push(run(lua, namedIn(lua, args)));
       },
       xadd: (w) => {
         cmds.push(`xadd ${w.key}`);

@@ -14,6 +14,7 @@
  */
 import type { RedisPipeline, RedisPort } from '../redis/port.js';
 import { type PipelinedCall, scriptPipelines } from '../store/run-script.js';
+import { joinBatchCalls } from '../store/scripts/idempotent-batch.js';
 import {
   decodeIdempotentReply,
   type IdempotentReply,
@@ -29,6 +30,7 @@ import {
   describeWrite,
   type IdempotentWrite,
   type ShardCall,
+  type ShardWrite,
   toRedisCommandError,
   type WriteOutcome,
   xaddOutcome,
@@ -49,6 +51,12 @@ export interface ProducerScripts {
   evalIdempotent(write: Omit<IdempotentWrite, 'kind'>): Promise<IdempotentReply>;
   /** One pipeline of `calls` (all to one server): the outcomes of each call's writes. Never rejects. */
   pipeline(calls: readonly ShardCall[]): Promise<WriteOutcome[][]>;
+  /**
+   * Every group's writes (each group one shard, none empty) in ONE batch-script call, a segment
+   * per shard: for ports whose server takes keys of any slot in one script (`oneSlot`). A shard
+   * that answers another incarnation goes out again on its own segment. Never rejects.
+   */
+  together(groups: readonly (readonly ShardWrite[])[]): Promise<WriteOutcome[][]>;
 }
 
 /** Sends of one call at most while each answer names a newer incarnation (a stream re-created meanwhile). */
@@ -58,6 +66,10 @@ const INCARNATION_SENDS = 3;
 type CallOutcome = WriteOutcome[] | StaleIncarnation;
 
 const isStale = (o: CallOutcome): o is StaleIncarnation => !Array.isArray(o);
+
+/** The same failure for every write of `writes`. */
+const failAll = (writes: readonly ShardWrite[], error: RedisCommandError): WriteOutcome[] =>
+  writes.map((): WriteOutcome => ({ status: 'error', error }));
 
 /** The error of a write whose shard kept changing incarnation under it (nothing was written). */
 function incarnationChurn(key: string): RedisCommandError {
@@ -125,20 +137,17 @@ export function producerScripts(port: ScriptPort, { idempotent, batch }: Produce
       const answer = answers[i]!;
       const w = call.writes[0]!;
       if ('lost' in answer) {
-        const error = toRedisCommandError(answer.lost, `pipeline to ${w.key}`, port);
-        return call.writes.map(() => ({ status: 'error', error }));
+        return failAll(call.writes, toRedisCommandError(answer.lost, `pipeline to ${w.key}`, port));
       }
       const r = answer.reply;
       if (!r || r[0]) {
         const err = r?.[0] ?? new Error('no reply in pipeline result');
-        const error = toRedisCommandError(err, describeWrite(w), r ? port : []);
-        return call.writes.map(() => ({ status: 'error', error }));
+        return failAll(call.writes, toRedisCommandError(err, describeWrite(w), r ? port : []));
       }
       try {
         return decode(call, r[1]);
       } catch (e) {
-        const error = toRedisCommandError(e, `reply to ${w.key}`, []);
-        return call.writes.map(() => ({ status: 'error', error }));
+        return failAll(call.writes, toRedisCommandError(e, `reply to ${w.key}`, []));
       }
     });
   }
@@ -176,9 +185,48 @@ export function producerScripts(port: ScriptPort, { idempotent, batch }: Produce
       }
       return outcomes.map((o, i) => {
         if (!isStale(o)) return o;
-        const error = incarnationChurn(calls[i]!.writes[0]!.key);
-        return calls[i]!.writes.map((): WriteOutcome => ({ status: 'error', error }));
+        return failAll(calls[i]!.writes, incarnationChurn(calls[i]!.writes[0]!.key));
       });
+    },
+
+    async together(groups) {
+      const out: WriteOutcome[][] = new Array(groups.length);
+      let pending = groups.map((_, i) => i);
+      for (let n = 0; n < INCARNATION_SENDS && pending.length > 0; n++) {
+        const call = joinBatchCalls(
+          pending.map((i) => batchCallOf(groups[i]!, incarnationOf(groups[i]![0]!.key))),
+        );
+        const what = `batch to ${pending.map((i) => groups[i]![0]!.key).join(', ')}`;
+        let replies: unknown[];
+        try {
+          const raw = await port.runScript(batch, call.keys, call.args);
+          const total = pending.reduce((sum, i) => sum + groups[i]!.length, 0);
+          if (!Array.isArray(raw) || raw.length !== total) throw new TypeError(`unexpected reply to ${what}`);
+          replies = raw;
+        } catch (err) {
+          const error = toRedisCommandError(err, what, err instanceof TypeError ? [] : port);
+          for (const i of pending) out[i] = failAll(groups[i]!, error);
+          return out;
+        }
+        const stale: number[] = [];
+        let at = 0;
+        for (const i of pending) {
+          const writes = groups[i]!;
+          let o: CallOutcome;
+          try {
+            o = batchOutcomes(replies.slice(at, at + writes.length), writes);
+          } catch (e) {
+            o = failAll(writes, toRedisCommandError(e, `reply to ${writes[0]!.key}`, []));
+          }
+          at += writes.length;
+          learn(writes[0]!.key, o);
+          if (isStale(o)) stale.push(i);
+          else out[i] = o;
+        }
+        pending = stale;
+      }
+      for (const i of pending) out[i] = failAll(groups[i]!, incarnationChurn(groups[i]![0]!.key));
+      return out;
     },
   };
 }

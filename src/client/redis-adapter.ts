@@ -216,11 +216,18 @@ export interface ProducerAdapterOptions {
    * adapter's default). @default false
    */
   batchPlainWrites?: boolean;
+  /**
+   * Where one script may name keys of any slot (standalone Redis, Upstash; never a Cluster), send
+   * a batch that would take more than one command as ONE batch-script call, a segment per shard:
+   * one billed command per batch (the Upstash adapter's default). Records, replies and
+   * stale-route refusals stay per record, in input order. @default false
+   */
+  oneCallPerBatch?: boolean;
 }
 
 /**
- * The producer's operations over `port`. Both scripts touch only the keys they are passed (one
- * shard's), so Upstash may run them under per-key locks when its port is told to. On a Cluster
+ * The producer's operations over `port`. Both scripts touch only the keys they are passed (the
+ * shards' of the call), so Upstash may run them under per-key locks when its port is told to. On a Cluster
  * each pipeline holds the writes for one shard key (plus its hash-tagged marker), so it is
  * slot-safe; where one pipeline may span slots, a batch's shards go out as one round trip.
  */
@@ -230,6 +237,7 @@ export function producerAdapter(port: RedisPort, opts: ProducerAdapterOptions = 
     batch: port.scriptAs(opts.batchScript ?? IDEMPOTENT_BATCH, true),
   });
   const batchPlain = opts.batchPlainWrites ?? false;
+  const oneCall = (opts.oneCallPerBatch ?? false) && port.oneSlot;
   return {
     async xaddNoMkStream(key, maxLen, approx, fields) {
       try {
@@ -248,8 +256,15 @@ export function producerAdapter(port: RedisPort, opts: ProducerAdapterOptions = 
           groups.map(async (g) => (await scripts.pipeline(planCalls([g], batchPlain))).flat()),
         );
       }
+      const calls = planCalls(groups, batchPlain);
+      if (oneCall && calls.length > 1) {
+        const shards = groups.filter((g) => g.length > 0);
+        const outcomes = await scripts.together(shards);
+        let next = 0;
+        return groups.map((g) => (g.length > 0 ? outcomes[next++]! : []));
+      }
       // Elsewhere the whole batch is one round trip (measured ~10% faster on standalone Redis).
-      return splitByGroups((await scripts.pipeline(planCalls(groups, batchPlain))).flat(), groups);
+      return splitByGroups((await scripts.pipeline(calls)).flat(), groups);
     },
   };
 }

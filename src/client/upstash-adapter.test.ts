@@ -104,7 +104,8 @@ describe('upstash adapter > argument encoding', () => {
     });
     const write = { key: 'orders:0', maxLen: 10, approx: true, fields: { f: 'v' } };
     const one = { ...write, key: 'orders:1' };
-    const out = (await upstashAdapter(client).pipelineShards([
+    // The pipelined path (oneCallPerBatch off; the default is covered below).
+    const out = (await upstashAdapter(client, { oneCallPerBatch: false }).pipelineShards([
       // Several writes with an eventId on one shard: one batch-script call.
       [
         { kind: 'xadd', ...write },
@@ -128,8 +129,9 @@ describe('upstash adapter > argument encoding', () => {
       ),
     );
     expect((sent[1]!.body as string[][]).map((c) => c[0])).toEqual(['eval']);
-    // The batch call: KEYS = shard + its incarnation + the one marker; ARGV = the incarnation the
-    // marker is named with, limits, then per record: marker position, field count, fields.
+    // The batch call: KEYS = shard + its incarnation + the one marker; ARGV = the segment's key and
+    // argument counts, the incarnation the marker is named with, limits, then per record: marker
+    // position, field count, fields.
     expect((sent[1]!.body as unknown[][])[0]).toEqual([
       'eval',
       IDEMPOTENT_BATCH.lua,
@@ -137,7 +139,7 @@ describe('upstash adapter > argument encoding', () => {
       'orders:0',
       '{orders:0}:incarnation',
       '{orders:0}:idem::e',
-      ...['', '5', '10', '~', '0', '2', 'f', 'v', '3', '2', 'f', 'v', '0', '2', 'f', 'v'],
+      ...['3', '16', '', '5', '10', '~', '0', '2', 'f', 'v', '3', '2', 'f', 'v', '0', '2', 'f', 'v'],
     ]);
   });
 
@@ -153,7 +155,7 @@ describe('upstash adapter > argument encoding', () => {
       fields: { a: 'b' },
     });
     // Plain XADDs here (a shard's records in one script call are covered against real Redis).
-    const adapter = upstashAdapter(client, { batchPlainWrites: false });
+    const adapter = upstashAdapter(client, { batchPlainWrites: false, oneCallPerBatch: false });
     const out = await adapter.pipelineShards([[xadd('s:0'), xadd('s:0')], [xadd('s:1')]]);
     expect(sent).toHaveLength(1);
     expect(out).toEqual([
@@ -162,6 +164,37 @@ describe('upstash adapter > argument encoding', () => {
         { status: 'added', entryId: '1-0' },
       ],
       [{ status: 'added', entryId: '2-0' }],
+    ]);
+  });
+
+  it('sends a batch over several shards as one batch-script call by default, a segment per shard', async () => {
+    const { client, sent } = recordingClient(() => ({ result: [[2, '1-0'], [2, '2-0'], [0]] }));
+    const write = { kind: 'xadd' as const, maxLen: 9, approx: false, fields: { a: 'b' } };
+    const out = await upstashAdapter(client).pipelineShards([
+      [
+        { ...write, key: 's:0' },
+        { ...write, key: 's:0' },
+      ],
+      [],
+      [{ ...write, key: 's:2' }],
+    ]);
+    // One request: a single EVALSHA, not a pipeline.
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.body).toEqual([
+      'evalsha',
+      IDEMPOTENT_BATCH.sha1,
+      4,
+      ...['s:0', '{s:0}:incarnation', 's:2', '{s:2}:incarnation'],
+      ...['2', '12', '*', '1', '9', '=', '0', '2', 'a', 'b', '0', '2', 'a', 'b'],
+      ...['2', '8', '*', '1', '9', '=', '0', '2', 'a', 'b'],
+    ]);
+    expect(out).toEqual([
+      [
+        { status: 'added', entryId: '1-0' },
+        { status: 'added', entryId: '2-0' },
+      ],
+      [],
+      [{ status: 'missing' }],
     ]);
   });
 

@@ -16,7 +16,7 @@ export type UpstashRedisLike = UpstashProducerLike;
 export interface UpstashAdapterOptions extends ProducerAdapterOptions {
   /**
    * Send both scripts with Upstash's `allow-key-locking` flag: they touch only the keys they are
-   * passed (one shard's), so publishes to different shards run in parallel instead of under
+   * passed (the shards' of the call), so publishes to different shards run in parallel instead of under
    * Upstash's global script lock. They also call TIME (the shard's incarnation), which names no
    * key: Upstash documents refusing only database-wide commands under the flag, not keyless ones,
    * and this was not tried on Upstash. Only for Upstash itself: Redis behind a self-hosted REST
@@ -29,6 +29,7 @@ export interface UpstashAdapterOptions extends ProducerAdapterOptions {
 export function upstashAdapter(client: UpstashRedisLike, opts: UpstashAdapterOptions = {}): ProducerRedis {
   // The producer sends only the commands of UpstashRedisLike; the port's others stay unused.
   const port = upstashPort(client as UpstashClientLike, { keyLocking: opts.keyLocking });
-  // Every command is billed on Upstash: a batch's records for one shard go in one script call.
-  return producerAdapter(port, { batchPlainWrites: true, ...opts });
+  // Every command is billed on Upstash: a batch that would take several commands goes as one
+  // script call, whatever the shards it touches.
+  return producerAdapter(port, { batchPlainWrites: true, oneCallPerBatch: true, ...opts });
 }

@@ -42,7 +42,7 @@ const PINNED: Record<string, string> = {
   'delete-shard': '3a89130ba542db9f68a0de864414135d0244becc',
   'clear-shard-keys': '2abb7eeac7a9bb708acf29c1dcbe022041a3e624',
   'idempotent-publish': '2a018f02eceed2d6c7491d27b5f247ab907becb2',
-  'idempotent-publish-batch': '1c9f87d8740134f03a12bc817bb5ee60b48cd5ea',
+  'idempotent-publish-batch': 'ac5f2c423b5f743e24167502eff9613e63a51d31',
   'shard-owner-claim': '4fed50d356b74f548eadfaba13f64840049b8c98',
   'shard-owner-release': '3b0474e73ebfd7ca683b959c6f765396bc70d60c',
   'shard-fenced-command': '2ed11ea64b91b7d29c036e1ca432df5c966f7a13',

@@ -39,9 +39,9 @@ import type { LuaScript } from './lua-script.js';
 
 /**
  * The Lua that loads the shard's incarnation into `inc` (nil when the shard key is missing),
- * creating it for a shard key that exists. Shared with the batch script.
+ * creating it for a shard key that exists. The batch script reads it the same way under `pcall`.
  */
-export const INCARNATION_LUA = `local inc = redis.call('GET', KEYS[2])
+const INCARNATION_LUA = `local inc = redis.call('GET', KEYS[2])
 if not inc and redis.call('EXISTS', KEYS[1]) == 1 then
   local t = redis.call('TIME')
   inc = string.format('%x%05x', tonumber(t[1]), tonumber(t[2]))
