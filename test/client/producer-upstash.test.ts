@@ -40,6 +40,19 @@ function billed(b: UpstashBridge): string[] {
     .filter((c) => c !== 'script');
 }
 
+/** A new stream of 4 shards and a producer over the bridge that tries each record once. */
+async function singleAttemptProducer() {
+  const p = uniquePrefix('up');
+  await createStream(stack, p, 4);
+  const prod = producer({
+    streamPrefix: p,
+    redis: upstashAdapter(client),
+    fetch: stackFetch(stack),
+    publishMaxAttempts: 1,
+  });
+  return { p, prod };
+}
+
 /** A partition key that routes to `shard` of 4. */
 function keyOn(shard: number): string {
   for (let i = 0; ; i++) if (routeV1(`s${i}`, 4) === shard) return `s${i}`;
@@ -100,14 +113,7 @@ describe('producer over @upstash/redis (real Redis behind a REST bridge)', () =>
   });
 
   it('appends a batch over 4 shards as ONE billed command, in input order, refusing per record', async () => {
-    const p = uniquePrefix('up');
-    await createStream(stack, p, 4);
-    const prod = producer({
-      streamPrefix: p,
-      redis: upstashAdapter(client),
-      fetch: stackFetch(stack),
-      publishMaxAttempts: 1,
-    });
+    const { p, prod } = await singleAttemptProducer();
     await prod.routing();
     const records = Array.from({ length: 40 }, (_, i) => ({
       partitionKey: `c${i}`,
@@ -200,14 +206,7 @@ describe('producer over @upstash/redis (real Redis behind a REST bridge)', () =>
   });
 
   it('refuses one shard whose incarnation key cannot be read and writes the others, in the same call', async () => {
-    const p = uniquePrefix('up');
-    await createStream(stack, p, 4);
-    const prod = producer({
-      streamPrefix: p,
-      redis: upstashAdapter(client),
-      fetch: stackFetch(stack),
-      publishMaxAttempts: 1,
-    });
+    const { p, prod } = await singleAttemptProducer();
     // A first batch learns every shard's incarnation (so the call below is the only one).
     await prod.publishBatch(
       [0, 1, 2, 3].map((s) => ({ partitionKey: keyOn(s), fields: { s: 'x' }, eventId: `w${s}` })),
