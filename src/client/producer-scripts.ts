@@ -196,7 +196,9 @@ export function producerScripts(port: ScriptPort, { idempotent, batch }: Produce
         const call = joinBatchCalls(
           pending.map((i) => batchCallOf(groups[i]!, incarnationOf(groups[i]![0]!.key))),
         );
-        const what = `batch to ${pending.map((i) => groups[i]![0]!.key).join(', ')}`;
+        // Named by its first shard and a count: a batch may span every shard of the stream.
+        const first = groups[pending[0]!]![0]!.key;
+        const what = `batch to ${first}${pending.length > 1 ? ` and ${pending.length - 1} more shards` : ''}`;
         let replies: unknown[];
         try {
           const raw = await port.runScript(batch, call.keys, call.args);
