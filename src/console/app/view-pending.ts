@@ -5,22 +5,22 @@
  * idle time and delivery count (`GET …/pending-entries`, a page at a time); the group's dead
  * letters, newest first (`GET …/dead-letters`); then what each member last reported holding per
  * shard, with its last delivered and acknowledged ids (`GET …/consumption`) (docs/console.md#pending).
+ * The entries and dead-letter tables are in pending-records.ts.
  */
-import type { DeadLettersJson, GroupLagJson, PendingEntriesJson } from '../../client/admin-client.js';
+import type { GroupLagJson } from '../../client/admin-client.js';
 import { describeError, type Optional, optional } from './api.js';
 import type { ConsumerShardProgressJson, GroupResponseJson } from './api-types.js';
 import { admin, consumption } from './client.js';
 import { type Child, fill, h } from './dom.js';
 import { fmtDuration, fmtNum, fmtTime, shardIndexOf } from './format.js';
+import { DEAD_LETTER_AT, deadLetterTable, entriesTable, PAGE } from './pending-records.js';
 import { BASE, groupHref, groupLabel, link, messagesHref } from './router.js';
 import type { View } from './shell.js';
 import { refreshNow } from './shell.js';
 import { consumableOf } from './view-shards.js';
-import { alertBox, badge, mono, panel, stateBadge, table, td } from './widgets.js';
+import { alertBox, badge, dash, mono, panel, stateBadge, table, td } from './widgets.js';
 
 type Progress = ConsumerShardProgressJson;
-
-const dash = () => h('span', { class: 'muted', text: '—' });
 
 /** Drain states of the shards a scale-in removed, by index. */
 function drainStates(group: GroupResponseJson): Map<number, string> {
@@ -37,14 +37,6 @@ function memberCell(p: Progress): Child {
   if (!p.memberName || p.memberName === p.memberId) return mono(p.memberId, 'member');
   return [h('div', { class: 'member-name', text: p.memberName }), mono(p.memberId, 'member small muted')];
 }
-
-/**
- * Deliveries at which an entry is marked: the consumer SDK's default `maxDeliveries`, past which
- * it dead-letters a record (the coordinator does not know what each consumer was given).
- */
-const DEAD_LETTER_AT = 5;
-/** Entries and dead letters per page. */
-const PAGE = 50;
 
 /** One row per consumable shard: Redis's pending count and oldest entry, and who reports it. */
 function shardTable(
@@ -111,95 +103,6 @@ function shardTable(
           rows,
         )
       : h('p', { class: 'empty', text: 'This group has no consumable shards.' }),
-  ];
-}
-
-/** The picked shard's pending entries, marked at `DEAD_LETTER_AT` deliveries and more. */
-function entriesTable(page: Optional<PendingEntriesJson>, first: boolean): Child {
-  if (page.data === null) return alertBox('Pending entries are unavailable: ' + describeError(page.error));
-  const entries = page.data.entries;
-  if (!entries.length) {
-    return h('p', {
-      class: 'empty',
-      id: 'no-pending-entries',
-      text: first
-        ? 'Nothing is pending on this shard: every record delivered to the group was acknowledged.'
-        : 'No more pending entries on this shard.',
-    });
-  }
-  return table(
-    ['Record id', 'Held by', { text: 'Idle', cls: 'num' }, { text: 'Deliveries', cls: 'num' }],
-    entries.map((e) => {
-      const over = e.deliveryCount >= DEAD_LETTER_AT;
-      return h('tr', { 'data-entry': e.id, class: over ? 'over-limit' : null }, [
-        td(mono(e.id, 'entry-id')),
-        td(mono(e.consumer, 'member')),
-        td(fmtDuration(e.idleMs), 'num idle'),
-        td(
-          [
-            h('span', { class: 'delivery-count', text: fmtNum(e.deliveryCount) }),
-            over ? [' ', badge('≥ ' + DEAD_LETTER_AT, 'bad')] : null,
-          ],
-          'num',
-        ),
-      ]);
-    }),
-  );
-}
-
-/** The group's dead letters: when, where from, who gave up, after how many deliveries, why. */
-function deadLetterTable(p: string, g: string, page: Optional<DeadLettersJson>, first: boolean): Child {
-  if (page.data === null) return alertBox('Dead letters are unavailable: ' + describeError(page.error));
-  const d = page.data;
-  const stopped = d.stoppedEarly
-    ? alertBox(
-        'Read ' +
-          fmtNum(d.scanned) +
-          ' dead-letter entries (most of them other groups’) without filling the page; "Older" reads on.',
-        'warn',
-      )
-    : null;
-  if (!d.entries.length) {
-    return [
-      stopped,
-      h('p', {
-        class: 'empty',
-        id: 'no-dead-letters',
-        text: first
-          ? 'No dead letters for this group in ' + d.deadLetterKey + '.'
-          : 'No older dead letters for this group.',
-      }),
-    ];
-  }
-  return [
-    stopped,
-    table(
-      ['Dead-lettered', 'Original record', 'Member', { text: 'Deliveries', cls: 'num' }, 'Error'],
-      d.entries.map((e) =>
-        h('tr', { 'data-dead-letter': e.deadLetterId }, [
-          td(e.deadLetterTime ? fmtTime(e.deadLetterTime) : mono(e.deadLetterId)),
-          td([
-            e.originalShardIndex !== null
-              ? link(messagesHref(p, g, e.originalShardIndex), mono(':' + e.originalShardIndex, 'shard-id'))
-              : e.originalStreamKey
-                ? mono(e.originalStreamKey)
-                : dash(),
-            ' ',
-            e.originalId ? mono(e.originalId, 'original-id') : dash(),
-          ]),
-          td(e.member ? mono(e.member, 'member') : dash()),
-          td(e.deliveryCount !== null ? fmtNum(e.deliveryCount) : '—', 'num dead-deliveries'),
-          td(
-            e.error
-              ? h('span', {
-                  class: 'dead-error',
-                  text: e.error.length > 300 ? e.error.slice(0, 300) + '…' : e.error,
-                })
-              : dash(),
-          ),
-        ]),
-      ),
-    ),
   ];
 }
 

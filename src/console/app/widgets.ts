@@ -127,3 +127,6 @@ export function card(label: string, value: Child, id?: string): HTMLDivElement {
     h('div', { class: 'value' }, value),
   ]);
 }
+
+/** A muted dash where a value is absent. */
+export const dash = (): HTMLElement => h('span', { class: 'muted', text: '—' });
