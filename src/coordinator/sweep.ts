@@ -38,8 +38,18 @@ export interface SweepOptions {
   maxCalls?: number;
 }
 
-/** How long a claim on a due stream lasts: another sweep takes it again after that. */
-const DUE_CLAIM_MS = 60_000;
+/**
+ * How long a claim on a due stream lasts: another sweep takes it again after that, so it is also
+ * how long the work of a stream stays undone when the instance that claimed it dies mid-visit.
+ */
+const DUE_CLAIM_MS = 10_000;
+/**
+ * A sweep starts no visit once less than this is left of its claim: the streams it has not
+ * started are handed back as due now, for the next call (here or on another instance). A visit
+ * that outlives its claim is still safe, only not exclusive: every change it makes is a checked
+ * commit or runs under the stream's mutex.
+ */
+const DUE_CLAIM_RESERVE_MS = DUE_CLAIM_MS / 2;
 
 /**
  * Requests a stream with work may cost before its shard reads, kept free before starting it:
@@ -101,12 +111,13 @@ async function dueSweep(ctx: Ctx, now: number, maxStreams: number, budget: Budge
     // A visit that fails leaves the stream due: the next sweep call tries again.
     let next: number | null = now;
     try {
-      next = await visit(ctx, prefix, now, left, report);
+      next =
+        ctx.now() > until - DUE_CLAIM_RESERVE_MS ? OUT_OF_TIME : await visit(ctx, prefix, now, left, report);
     } catch (e) {
       if (e instanceof LockBusyError) report.skippedBusy++;
       else ctx.log('warn', 'sweep of stream failed', { streamPrefix: prefix, error: errorText(e) });
     }
-    if (next === OUT_OF_BUDGET) {
+    if (next === OUT_OF_BUDGET || next === OUT_OF_TIME) {
       // Its work does not fit this call: handed back as due now, for the next one.
       next = now;
       report.backlog++;
@@ -117,6 +128,8 @@ async function dueSweep(ctx: Ctx, now: number, maxStreams: number, budget: Budge
 
 /** A visit that did not start its stream's work because the budget would not cover it. */
 const OUT_OF_BUDGET = -1;
+/** A visit not started because too little of the claim was left. */
+const OUT_OF_TIME = -2;
 
 /**
  * One stream's due work: maintenance of its busy groups, its resharding pass. Returns when the

@@ -55,6 +55,40 @@ describe.each(backends)('resharding > sweep and fast path ($name)', (backend) =>
     expect(await stack.coordinator.sweep(stack.clock.now())).toMatchObject({ streams: 1, groupsChanged: 1 });
   });
 
+  it('takes a stream again within seconds when the sweep that claimed it died before settling', async () => {
+    stack = makeStack(backend);
+    const p = await createStream(stack, 4);
+    await stack.coordinator.sweep(stack.clock.now());
+    const res = await scale(stack, p, 6);
+    expect(res.status).toBe(202);
+    const id = res.body.migrations[0].reshardingId as string;
+    // Another instance claims the due stream and dies mid-visit: its probe never answers.
+    const probe = vi.spyOn(stack.store, 'probeStream').mockReturnValueOnce(new Promise(() => {}));
+    void stack.coordinator.sweep(stack.clock.now());
+    await vi.waitFor(() => expect(probe).toHaveBeenCalledTimes(1));
+    expect((await stack.coordinator.sweep(stack.clock.now())).streams).toBe(0);
+    // Its claim lapses after DUE_CLAIM_MS: the next sweep visits the stream and ends the migration.
+    stack.clock.advance(10_000);
+    await stack.coordinator.sweep(stack.clock.now());
+    expect((await migration(stack, p, id)).state).toBe('DEPRECATED');
+  });
+
+  it('hands back the claimed streams it has not started once its claim is half gone', async () => {
+    stack = makeStack(backend);
+    for (let i = 0; i < 6; i++) await createStream(stack, 1, 'slow');
+    await stack.coordinator.sweep(stack.clock.now());
+    await stack.store.seedDue(await stack.store.listStreams(), stack.clock.now());
+    // Each visit takes 2 s of the 10 s claim: three start, the other three stay due for the next call.
+    const probe = stack.store.probeStream.bind(stack.store);
+    vi.spyOn(stack.store, 'probeStream').mockImplementation(async (p, now) => {
+      stack.clock.advance(2_000);
+      return probe(p, now);
+    });
+    const first = await stack.coordinator.sweep(stack.clock.now());
+    expect(first).toMatchObject({ streams: 3, backlog: 3 });
+    expect(await stack.coordinator.sweep(stack.clock.now())).toMatchObject({ streams: 3, backlog: 0 });
+  });
+
   it('stays within maxCalls and leaves what it could not visit due for the next call', async () => {
     stack = makeStack(backend);
     for (let i = 0; i < 12; i++) await createStream(stack, 1, 'page');
