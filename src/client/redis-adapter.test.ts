@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { RedisCommandError } from './errors.js';
-import { toRedisCommandError, xaddArgs, xaddOutcome } from './redis-adapter.js';
+import {
+  inParts,
+  type ShardWrite,
+  toRedisCommandError,
+  type WriteOutcome,
+  xaddArgs,
+  xaddOutcome,
+} from './redis-adapter.js';
 
 const named = (name: string, message: string) => Object.assign(new Error(message), { name });
 
@@ -67,5 +74,52 @@ describe('redis adapter > error wrapping', () => {
     );
     expect(e.message).not.toContain('secret-payload');
     expect(e.inDoubt).toBe(false);
+  });
+});
+
+describe('redis adapter > batches in parts', () => {
+  const write = (key: string, i: number): ShardWrite => ({
+    kind: 'xadd',
+    key,
+    maxLen: 100,
+    approx: true,
+    fields: { i: String(i) },
+  });
+  const shard = (key: string, n: number) => Array.from({ length: n }, (_, i) => write(key, i));
+
+  it('sends a batch that fits as one part, untouched', async () => {
+    const groups = [shard('a', 600), shard('b', 400)];
+    const parts: number[][] = [];
+    await inParts(groups, async (part) => {
+      parts.push(part.map((g) => g.length));
+      return part.map((g) => g.map((): WriteOutcome => ({ status: 'added', entryId: '1-1' })));
+    });
+    expect(parts).toEqual([[600, 400]]);
+  });
+
+  it('holds back the rest of a shard whose earlier part failed retriably, and sends the other shards', async () => {
+    const groups = [shard('a', 1_500), shard('b', 900)];
+    const sentKeys: string[][] = [];
+    const lost = new RedisCommandError('connection lost', { retriable: true, inDoubt: true });
+    const out = await inParts(groups, async (part) => {
+      sentKeys.push(part.map((g) => `${g[0]!.key}×${g.length}`));
+      return part.map((g) =>
+        g.map(
+          (w): WriteOutcome =>
+            w.key === 'a' ? { status: 'error', error: lost } : { status: 'added', entryId: '1-1' },
+        ),
+      );
+    });
+    // Parts of 1,000: a's first 1,000; a's last 500 (held back, not sent) with b's first 500; b's last 400.
+    expect(sentKeys).toEqual([['a×1000'], ['b×500'], ['b×400']]);
+    expect(out.map((g) => g.length)).toEqual([1_500, 900]);
+    expect(out[0]!.slice(0, 1_000).every((o) => o.status === 'error' && o.error === lost)).toBe(true);
+    for (const o of out[0]!.slice(1_000)) {
+      expect(o.status === 'error' && { retriable: o.error.retriable, inDoubt: o.error.inDoubt }).toEqual({
+        retriable: true,
+        inDoubt: false,
+      });
+    }
+    expect(out[1]!.every((o) => o.status === 'added')).toBe(true);
   });
 });

@@ -85,6 +85,29 @@ describe('producer > idempotent batches run one script per shard', () => {
     expect(total).toBe(100);
   });
 
+  it('splits a shard of 2,500 eventId records into script calls of 1,000 at most, in order, repeats included', async () => {
+    const p = uniquePrefix('batch-slices');
+    const prod = await producerOn(p, 2);
+    const k = keyOn(1, 2);
+    await prod.publish({ partitionKey: k, fields: { w: '1' }, eventId: 'warm' });
+    // Two records per eventId, the repeat 1,250 records later: in another call than its first.
+    const records = Array.from({ length: 2_500 }, (_, i) => ({
+      partitionKey: k,
+      fields: { i: String(i) },
+      eventId: `e${i % 1_250}`,
+    }));
+    const before = await scriptCalls();
+    const results = await prod.publishBatch(records);
+    // No call holds Redis for more than 1,000 records (about 6 ms): three calls, not one.
+    expect((await scriptCalls()) - before).toBe(3);
+    expect(results.map((r) => r.ok && r.duplicate)).toEqual(records.map((_, i) => i >= 1_250));
+    results.slice(1_250).forEach((r, i) => {
+      expect(r).toMatchObject({ ok: true, entryId: results[i]!.ok ? results[i]!.entryId : '' });
+    });
+    const order = (await readShard(redis, `${p}:1`)).slice(2).map(([, f]) => Number(f.i));
+    expect(order).toEqual(records.slice(0, 1_250).map((_, i) => i));
+  });
+
   it('loads its script once per server, and again after the script cache was flushed', async () => {
     const p = uniquePrefix('batch-load');
     const prod = await producerOn(p, 4);

@@ -233,6 +233,24 @@ describe('producer over @upstash/redis (real Redis behind a REST bridge)', () =>
     expect(await totalEntries(redis, p, 4)).toBe(4 + 20 - onZero);
   });
 
+  it('sends a batch of 2,500 records as calls of 1,000 records at most, each shard in input order', async () => {
+    const { p, prod } = await singleAttemptProducer();
+    await prod.routing();
+    const records = Array.from({ length: 2_500 }, (_, i) => ({
+      partitionKey: `c${i}`,
+      fields: { i: String(i) },
+    }));
+    await warmUp();
+    bridge.reset();
+    const results = await prod.publishBatch(records);
+    expect(billed(bridge)).toEqual(['evalsha', 'evalsha', 'evalsha']);
+    expect(results.every((r) => r.ok)).toBe(true);
+    for (let shard = 0; shard < 4; shard++) {
+      const order = (await readShard(redis, `${p}:${shard}`)).map(([, f]) => Number(f.i));
+      expect(order).toEqual(records.map((_, i) => i).filter((i) => routeV1(`c${i}`, 4) === shard));
+    }
+  });
+
   it('with oneCallPerBatch off, sends one script call per shard in one pipeline', async () => {
     const p = uniquePrefix('up');
     await createStream(stack, p, 4);
