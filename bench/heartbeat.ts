@@ -15,11 +15,18 @@ import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import { Redis } from 'ioredis';
 import { parseConfig } from '../src/config.js';
+import { MAX_DUE } from '../src/coordinator/group-steps.js';
 import { Coordinator } from '../src/coordinator.js';
+import { heartbeatKey, progressOf } from '../src/core/fast-path.js';
 import type { GroupDoc } from '../src/core/model.js';
 import { isLive } from '../src/core/model.js';
 import { createApp } from '../src/http/app.js';
+import { toHeartbeatInput } from '../src/http/routes/members.js';
+import type { HeartbeatRequestBody } from '../src/http/schemas.js';
 import { createIoredisClient, IoredisStore } from '../src/store/ioredis-store.js';
+import type { ScriptCall } from '../src/store/scripts/commit-args.js';
+import { MEMBER_READ } from '../src/store/scripts/member-read.js';
+import { encodeMemberRead } from '../src/store/scripts/read-replies.js';
 import { SimMember } from '../test/support/members.js';
 import { heartbeatBody, manualClock, type TestResponse } from '../test/support/stack.js';
 
@@ -35,6 +42,8 @@ export interface HeartbeatBenchRow {
   fastPathShare: number;
   rps: number[];
   baselineRps: number[];
+  /** The bare server running this bench's steady-heartbeat script instead of a one-command one. */
+  scriptBaselineRps: number[];
   p99Ms: number;
 }
 
@@ -141,8 +150,32 @@ async function benchSize(redisUrl: string, n: number, trials: number): Promise<H
   );
   const ours = await serve(app.fetch);
   const baseline = await baselineServer(redisUrl);
+  // What the Redis side alone allows: the bare server running the script a steady heartbeat of
+  // members[0] runs, with the arguments the coordinator sends for it (the clock stands still).
+  const steady = toHeartbeatInput(
+    heartbeatBody(members[0]!.id, prefix, {
+      epoch: members[0]!.epoch,
+      mv: members[0]!.mv,
+      owned: members[0]!.owned,
+    }) as HeartbeatRequestBody,
+    members[0]!.id,
+  );
+  const steadyCall = encodeMemberRead(config.keyPrefix, {
+    prefix,
+    group: prefix,
+    memberId: steady.memberId,
+    now: clock.now(),
+    fastKey: heartbeatKey(steady),
+    leaseExpiresAt: clock.now() + config.memberLeaseTtlMs,
+    progressJson: progressOf(steady),
+    shards: steady.ownedShards,
+    maxDue: MAX_DUE,
+    recoveryHoldMs: config.memberLeaseTtlMs,
+  });
+  const scriptBaseline = await baselineServer(redisUrl, MEMBER_READ.lua, steadyCall);
   const rps: number[] = [];
   const baselineRps: number[] = [];
+  const scriptBaselineRps: number[] = [];
   let p99Ms = 0;
   for (let t = 0; t < trials; t++) {
     const a = await runLoad(ours.url, reqFile);
@@ -150,9 +183,11 @@ async function benchSize(redisUrl: string, n: number, trials: number): Promise<H
     rps.push(a.rps);
     p99Ms = Math.max(p99Ms, a.p99Ms);
     baselineRps.push((await runLoad(baseline.url, reqFile)).rps);
+    scriptBaselineRps.push((await runLoad(scriptBaseline.url, reqFile)).rps);
   }
   await ours.close();
   await baseline.close();
+  await scriptBaseline.close();
   await rm(dir, { recursive: true, force: true });
   info.disconnect();
   await coordinator.close();
@@ -165,6 +200,7 @@ async function benchSize(redisUrl: string, n: number, trials: number): Promise<H
     fastPathShare: fast / n,
     rps,
     baselineRps,
+    scriptBaselineRps,
     p99Ms,
   };
 }
@@ -219,13 +255,24 @@ async function serve(
   };
 }
 
-/** A bare Hono endpoint doing one EVALSHA of a one-command script per request. */
-async function baselineServer(redisUrl: string): Promise<{ url: string; close: () => Promise<void> }> {
+/**
+ * A bare Hono endpoint doing one EVALSHA per request: of a one-command script, or of `lua` with
+ * the fixed keys and arguments of `call` (it checks the script answers the fast path once).
+ */
+async function baselineServer(
+  redisUrl: string,
+  lua = "return redis.call('HGET', KEYS[1], ARGV[1])",
+  call: ScriptCall = { keys: ['{bench}:baseline'], args: ['field'] },
+): Promise<{ url: string; close: () => Promise<void> }> {
   const client = createIoredisClient({ url: redisUrl }) as Redis;
-  const sha = (await client.script('LOAD', "return redis.call('HGET', KEYS[1], ARGV[1])")) as string;
+  const sha = (await client.script('LOAD', lua)) as string;
+  const run = () => client.evalsha(sha, call.keys.length, ...call.keys, ...call.args);
+  if (lua === MEMBER_READ.lua && ((await run()) as unknown[])[0] !== 3) {
+    throw new Error('the steady script did not answer from the fast path');
+  }
   const app = new Hono();
   app.post('*', async (c) => {
-    const v = await client.evalsha(sha, 1, '{bench}:baseline', 'field');
+    const v = await run();
     return c.json({ ok: true, v });
   });
   const s = await serve(app.fetch);

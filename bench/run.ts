@@ -70,6 +70,8 @@ function heartbeatTables(rows: HeartbeatBenchRow[]): string {
       'heartbeats/s (median)',
       'bare Hono+EVALSHA/s (median)',
       'ratio',
+      'bare Hono+steady script/s (median)',
+      'its ratio',
       'p99 ms',
       'trials',
     ],
@@ -78,6 +80,8 @@ function heartbeatTables(rows: HeartbeatBenchRow[]): string {
       median(r.rps).toFixed(0),
       median(r.baselineRps).toFixed(0),
       (median(r.rps) / median(r.baselineRps)).toFixed(2),
+      median(r.scriptBaselineRps).toFixed(0),
+      (median(r.scriptBaselineRps) / median(r.baselineRps)).toFixed(2),
       r.p99Ms.toFixed(1),
       r.rps.length,
     ]),
@@ -87,6 +91,7 @@ function heartbeatTables(rows: HeartbeatBenchRow[]): string {
     cost,
     '',
     '### Heartbeat throughput over HTTP (load from a separate process, 16 connections, 3 s per trial)',
+    '(the steady-script server runs the script of one steady heartbeat and nothing else: the ceiling the Redis side leaves)',
     tput,
   ].join('\n');
 }
